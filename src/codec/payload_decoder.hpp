@@ -1,0 +1,42 @@
+#pragma once
+// Turns the bytes of a Kafka key or value into the row's text columns (SPEC.md §3).
+//
+// Pure: bytes in, text appended to a caller-owned arena out. It knows nothing of Kafka
+// handles or warehouses. One decoder per thread (it keeps reusable parsing state).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "codec/decoded.hpp"
+#include "codec/json_validator.hpp"
+
+namespace krow {
+
+struct DecoderOptions {
+  // Values larger than this are not stored (value NULL, size and reason recorded).
+  size_t max_value_bytes = 8u << 20;
+};
+
+class PayloadDecoder {
+ public:
+  explicit PayloadDecoder(DecoderOptions options);
+
+  // Decodes a key. `data` may be null only when `size` is 0 and `present` is false.
+  // Plain text keys keep their exact text; anything else becomes base64.
+  Decoded decode_key(const void* data, size_t size, bool present, std::string& arena);
+
+  // Decodes a value that is present (tombstones never reach the decoder).
+  Decoded decode_value(const void* data, size_t size, std::string& arena);
+
+ private:
+  enum class PlainKind { json, string, binary };
+  PlainKind classify(const char* data, size_t size);
+  // True when the bytes look like Confluent framing: 0x00, then a non-zero 4-byte ID.
+  static bool looks_framed(const uint8_t* data, size_t size, int32_t& schema_id);
+
+  DecoderOptions options_;
+  JsonValidator json_;
+};
+
+}  // namespace krow

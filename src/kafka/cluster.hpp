@@ -1,0 +1,66 @@
+#pragma once
+// What the cluster says about topics: names the key can describe, topic IDs, partitions,
+// and offsets. All calls block up to their timeout and serve the client's callbacks.
+
+#include <librdkafka/rdkafka.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kafka/client.hpp"
+#include "kafka/handles.hpp"
+
+namespace krow::kafka {
+
+struct TopicDescription {
+  std::string name;
+  std::string topic_id;  // Kafka's 22-character URL-safe base64 form
+  std::vector<int32_t> partitions;
+  bool internal = false;
+  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;  // e.g. authorization failed
+};
+
+struct PartitionOffsets {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t earliest = 0;     // log start offset
+  int64_t last_stable = 0;  // end of committed transactions (read_committed latest)
+  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+};
+
+struct TopicPartition {
+  std::string topic;
+  int32_t partition = 0;
+};
+
+class Cluster {
+ public:
+  explicit Cluster(Client& client, std::chrono::milliseconds timeout = std::chrono::seconds(30))
+      : client_(client), timeout_(timeout) {}
+
+  // The cluster ID, or throws transient when the cluster does not answer.
+  std::string cluster_id();
+
+  // Names of every topic the key can describe (internal ones included; filter later).
+  std::vector<std::string> topic_names();
+
+  // Topic IDs and partitions. A topic the key may not describe, or that does not exist,
+  // comes back with its error set rather than throwing.
+  std::vector<TopicDescription> describe(const std::vector<std::string>& names);
+
+  // Log start offsets and last stable offsets of the given partitions.
+  std::vector<PartitionOffsets> offsets(const std::vector<TopicPartition>& partitions);
+
+ private:
+  // Runs one admin request and waits for its result event.
+  EventPtr await(rd_kafka_queue_t* queue, const char* what);
+  std::vector<int64_t> list_offsets(const std::vector<TopicPartition>& partitions, int64_t spec,
+                                    std::vector<rd_kafka_resp_err_t>& errors);
+
+  Client& client_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace krow::kafka

@@ -1,0 +1,52 @@
+#include "kafka/errors.hpp"
+
+namespace krow::kafka {
+
+bool is_topic_authorization(rd_kafka_resp_err_t err) {
+  return err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
+}
+
+bool is_topic_missing(rd_kafka_resp_err_t err) {
+  return err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+         err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_ID;
+}
+
+ErrorClass classify(rd_kafka_resp_err_t err) {
+  if (is_topic_authorization(err) || is_topic_missing(err)) return ErrorClass::fatal_table;
+  switch (err) {
+    case RD_KAFKA_RESP_ERR__AUTHENTICATION:
+    case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR__SSL:
+    case RD_KAFKA_RESP_ERR__INVALID_ARG:
+    case RD_KAFKA_RESP_ERR__FATAL:
+    case RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION:
+      return ErrorClass::fatal_run;
+    default:
+      return ErrorClass::transient;
+  }
+}
+
+Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal) {
+  std::string msg = context + ": " + rd_kafka_err2str(err);
+  const std::string who = principal.empty() ? "krow's principal" : "User:" + principal;
+  if (is_topic_authorization(err)) {
+    msg += ". Grant " + who + " READ and DESCRIBE on the topic (e.g. kafka-acls --add --allow-principal " +
+           (principal.empty() ? std::string("User:<key>") : who) +
+           " --operation Read --operation Describe --topic <topic>)";
+  } else if (is_topic_missing(err)) {
+    msg += ". The topic no longer exists (deleted, or recreated with a new ID); remove it from the "
+           "manifest's topic selection or recreate it";
+  } else if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
+             err == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED) {
+    msg += ". Check source.username and source.password (the cluster API key and secret)";
+  } else if (err == RD_KAFKA_RESP_ERR__SSL) {
+    msg += ". Check source.ca_file and that the bootstrap host name matches the broker certificate";
+  } else if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
+             err == RD_KAFKA_RESP_ERR__TIMED_OUT) {
+    msg += ". Check that source.bootstrap_servers is reachable from this machine";
+  }
+  return Error(classify(err), msg);
+}
+
+}  // namespace krow::kafka

@@ -1,0 +1,24 @@
+#pragma once
+// The one place where librdkafka error codes become krow error classes.
+
+#include <librdkafka/rdkafka.h>
+
+#include <string>
+
+#include "util/error.hpp"
+
+namespace krow::kafka {
+
+// How far an error reaches (see ErrorClass).
+ErrorClass classify(rd_kafka_resp_err_t err);
+
+// True for errors that mean "this principal may not read or describe the topic".
+bool is_topic_authorization(rd_kafka_resp_err_t err);
+
+// True for errors that mean the topic (or this incarnation of it) no longer exists.
+bool is_topic_missing(rd_kafka_resp_err_t err);
+
+// An Error for `err` with `context` ("describing topic orders") and a sentence naming the fix.
+Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal = {});
+
+}  // namespace krow::kafka

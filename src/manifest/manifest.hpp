@@ -1,0 +1,75 @@
+#pragma once
+// The manifest: what to sync, from where, into where. Loaded from YAML; every key is
+// declared once here with its default, unknown keys are rejected with their line, and
+// `${ENV_VAR}` references are replaced before values are checked.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace krow {
+
+// A value that must never be printed. It converts to text only through reveal().
+class Secret {
+ public:
+  Secret() = default;
+  explicit Secret(std::string value) : value_(std::move(value)) {}
+  const std::string& reveal() const { return value_; }
+  bool empty() const { return value_.empty(); }
+
+ private:
+  std::string value_;
+};
+
+struct SourceConfig {
+  std::string bootstrap_servers;           // host:port[,host:port...]
+  std::string security_protocol = "PLAINTEXT";  // PLAINTEXT | SSL | SASL_SSL | SASL_PLAINTEXT
+  std::string sasl_mechanism = "PLAIN";    // PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512
+  std::string username;                    // API key on Confluent Cloud
+  Secret password;                         // API secret on Confluent Cloud
+  std::string ca_file;                     // PEM CA bundle; system CAs when empty
+  bool verify_certificates = true;         // TLS peer and host name verification
+};
+
+struct TopicSelection {
+  std::vector<std::string> names;     // exact topic names
+  std::vector<std::string> prefixes;  // e.g. "orders."
+  std::vector<std::string> globs;     // shell-style: *, ?, [abc]
+  std::vector<std::string> exclude;   // globs removed from the selection
+  bool selects_all() const { return names.empty() && prefixes.empty() && globs.empty(); }
+};
+
+struct WarehouseConfig {
+  std::string type = "duckdb";
+  std::filesystem::path path;     // DuckDB file, relative to the manifest's folder
+  std::string schema = "confluent";
+};
+
+struct BatchConfig {
+  int64_t max_messages = 50000;
+  int64_t max_bytes = 16ll << 20;
+};
+
+struct LimitsConfig {
+  int64_t max_value_bytes = 8ll << 20;
+};
+
+struct Manifest {
+  std::filesystem::path file;  // where it was loaded from
+  std::string name;            // the sync ID; defaults to the file's stem
+  SourceConfig source;
+  TopicSelection topics;
+  WarehouseConfig warehouse;
+  BatchConfig batch;
+  LimitsConfig limits;
+};
+
+// Loads and checks a manifest. Throws Error(ErrorClass::config) naming the file, line and
+// key of the first problem. `env` looks up environment variables (injectable for tests).
+using EnvLookup = const char* (*)(const char*);
+Manifest load_manifest(const std::filesystem::path& file, EnvLookup env = nullptr);
+Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& file,
+                        EnvLookup env = nullptr);
+
+}  // namespace krow

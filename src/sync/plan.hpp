@@ -1,0 +1,53 @@
+#pragma once
+// What a sync will do: for every selected topic its table and topic ID, and for every
+// partition the stored position, the last stable offset captured now (the boundary), and
+// the range to read. Used by `krow plan` and as the first step of `krow sync`.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kafka/cluster.hpp"
+#include "manifest/manifest.hpp"
+#include "warehouse/warehouse.hpp"
+
+namespace krow {
+
+struct PartitionPlan {
+  int32_t partition = 0;
+  int64_t stored = -1;    // committed next offset, -1 before the first sync
+  int64_t earliest = 0;   // log start offset
+  int64_t boundary = 0;   // last stable offset at plan time: read up to, not including, it
+  int64_t start = 0;      // first offset to read: the stored position, or the log start
+  int64_t to_read() const { return boundary > start ? boundary - start : 0; }
+  // Offsets [stored, earliest) expired before they could be read.
+  bool retention_gap() const { return stored >= 0 && earliest > stored; }
+};
+
+struct TopicPlan {
+  std::string topic;
+  std::string topic_id;
+  std::string table;
+  std::vector<PartitionPlan> partitions;
+  std::string error;  // set when the table cannot be synced now (names the fix)
+  int64_t to_read() const;
+};
+
+struct Plan {
+  std::string sync_id;
+  std::string warehouse;  // description of the warehouse
+  std::string schema;
+  std::vector<TopicPlan> topics;
+  std::vector<std::string> excluded_internal;  // internal topics left out
+  std::vector<StoredPosition> older_topic_ids; // positions of topics since recreated or deleted
+  int64_t to_read() const;
+};
+
+// Asks the cluster and reads the stored state. Throws fatal_run / transient errors from
+// the cluster; per-topic problems land in TopicPlan::error.
+Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest);
+
+enum class PlanFormat { text, md, json };
+std::string format_plan(const Plan& plan, PlanFormat format);
+
+}  // namespace krow

@@ -1,0 +1,44 @@
+#pragma once
+// Runs one sync: plans the boundary (stored positions → last stable offsets), reads every
+// selected partition up to its boundary, decodes messages into row batches, and commits
+// each batch with the positions it advances in one warehouse transaction.
+//
+// Positions move only after the write they describe is committed, so an interruption at
+// any point (even kill -9) resumes from the last committed batch without loss or
+// duplicates.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "manifest/manifest.hpp"
+
+namespace krow {
+
+struct SyncOptions {
+  bool progress = true;                    // progress line on stderr when it is a terminal
+  bool verbose = false;                    // librdkafka warnings and per-batch notes
+  const std::atomic<bool>* stop = nullptr; // set (e.g. by SIGINT) to stop after the current batch
+};
+
+enum class SyncStatus { success, partial, failed, interrupted };
+
+struct SyncResult {
+  SyncStatus status = SyncStatus::success;
+  std::string run_id;
+  int64_t messages = 0;   // rows written
+  int64_t bytes = 0;      // key + value bytes read
+  int64_t batches = 0;
+  int64_t decode_errors = 0;
+  double seconds = 0;
+  std::vector<std::string> errors;  // what stopped tables or the run, each naming its fix
+};
+
+// Throws Error for problems found before anything is read (config, credentials, lock);
+// errors during the run are reported in the result.
+SyncResult run_sync(const Manifest& manifest, const SyncOptions& options);
+
+const char* status_name(SyncStatus s);
+
+}  // namespace krow

@@ -1,0 +1,30 @@
+#pragma once
+// Byte-level text helpers used on the hot path: they append to a caller-owned buffer and
+// never allocate beyond growing it.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace krow {
+
+// Appends the standard (RFC 4648, padded) base64 form of `data`.
+void append_base64(std::string& out, const void* data, size_t size);
+
+// Appends `text` as a JSON string literal, quotes included. `text` must be valid UTF-8.
+void append_json_string(std::string& out, std::string_view text);
+
+// True when `text` is valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view text);
+
+// True when `text` holds no control character other than tab, CR and LF (and no DEL).
+bool has_only_text_controls(std::string_view text);
+
+// Appends `value` in decimal.
+void append_int(std::string& out, int64_t value);
+
+// Formats a count with thousands separators, for people: 1234567 -> "1,234,567".
+std::string with_thousands(uint64_t value);
+
+}  // namespace krow

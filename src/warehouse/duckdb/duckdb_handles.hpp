@@ -1,0 +1,69 @@
+#pragma once
+// RAII wrappers for the DuckDB C API objects krow uses. Errors are read from a handle before
+// it is destroyed, and destructors never throw.
+
+#include <duckdb.h>
+
+#include <string>
+
+namespace krow::duck {
+
+// A query result; destroyed with the object.
+class Result {
+ public:
+  Result() = default;
+  ~Result() { duckdb_destroy_result(&r_); }
+  Result(const Result&) = delete;
+  Result& operator=(const Result&) = delete;
+  duckdb_result* get() { return &r_; }
+  idx_t rows() { return duckdb_row_count(&r_); }
+  bool is_null(idx_t col, idx_t row) { return duckdb_value_is_null(&r_, col, row); }
+  std::string text(idx_t col, idx_t row);
+  int64_t int64(idx_t col, idx_t row) { return duckdb_value_int64(&r_, col, row); }
+  const char* error() { return duckdb_result_error(&r_); }
+
+ private:
+  duckdb_result r_{};
+};
+
+class Prepared {
+ public:
+  Prepared(duckdb_connection conn, const char* sql);
+  ~Prepared() { duckdb_destroy_prepare(&p_); }
+  Prepared(const Prepared&) = delete;
+  Prepared& operator=(const Prepared&) = delete;
+  duckdb_prepared_statement get() { return p_; }
+  // Runs it; throws Error(fatal_run) with DuckDB's message on failure.
+  void run(Result& out, const char* what);
+
+ private:
+  duckdb_prepared_statement p_ = nullptr;
+};
+
+class Appender {
+ public:
+  Appender(duckdb_connection conn, const std::string& schema, const std::string& table);
+  ~Appender() { duckdb_appender_destroy(&a_); }
+  Appender(const Appender&) = delete;
+  Appender& operator=(const Appender&) = delete;
+  duckdb_appender get() { return a_; }
+  // Throws Error(transient) with DuckDB's message.
+  [[noreturn]] void fail(const char* what);
+
+ private:
+  duckdb_appender a_ = nullptr;
+};
+
+class DataChunk {
+ public:
+  explicit DataChunk(duckdb_appender appender);
+  ~DataChunk() { duckdb_destroy_data_chunk(&c_); }
+  DataChunk(const DataChunk&) = delete;
+  DataChunk& operator=(const DataChunk&) = delete;
+  duckdb_data_chunk get() { return c_; }
+
+ private:
+  duckdb_data_chunk c_ = nullptr;
+};
+
+}  // namespace krow::duck

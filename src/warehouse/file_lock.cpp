@@ -1,0 +1,37 @@
+#include "warehouse/file_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.hpp"
+
+namespace krow {
+
+FileLock::FileLock(const std::filesystem::path& path, const std::string& what) {
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw Error(ErrorClass::fatal_run, "cannot create lock file " + path.string() + ": " +
+                                           std::strerror(errno) + "; check the folder's permissions");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    const auto n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    throw Error(ErrorClass::fatal_run, what + " is already running (pid " + holder +
+                                           "); wait for it to finish, or stop it first");
+  }
+  const auto pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, pid.data(), pid.size(), 0);
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+}  // namespace krow

@@ -1,0 +1,67 @@
+#pragma once
+// Test and demo support: create and delete topics, and produce messages (plain or inside
+// transactions) on a real broker with librdkafka. Throws std::runtime_error on failure.
+
+#include <librdkafka/rdkafka.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace krow::testkit {
+
+struct Header {
+  std::string key;
+  std::optional<std::string> value;  // nullopt: a null header value
+};
+
+struct Record {
+  std::optional<std::string> key;    // nullopt: no key
+  std::optional<std::string> value;  // nullopt: tombstone
+  std::vector<Header> headers;
+  int32_t partition = RD_KAFKA_PARTITION_UA;
+  int64_t timestamp_ms = 0;  // 0: let the producer stamp it
+};
+
+class Admin {
+ public:
+  explicit Admin(const std::string& bootstrap);
+  ~Admin();
+  void create_topic(const std::string& name, int partitions,
+                    const std::map<std::string, std::string>& configs = {});
+  void delete_topic(const std::string& name);
+  // Waits until `name` can be described with `partitions` partitions (metadata settles).
+  void wait_for_topic(const std::string& name, int partitions);
+
+ private:
+  rd_kafka_t* rk_ = nullptr;
+};
+
+class Producer {
+ public:
+  // `transactional_id` non-empty makes this a transactional producer (initialised here).
+  explicit Producer(const std::string& bootstrap, const std::string& transactional_id = {},
+                    const std::map<std::string, std::string>& extra = {});
+  ~Producer();
+
+  void send(const std::string& topic, const Record& record);
+  void flush();
+
+  void begin();
+  void commit();
+  void abort();
+
+ private:
+  rd_kafka_t* rk_ = nullptr;
+};
+
+// Bootstrap servers of the local test broker (KROW_TEST_BOOTSTRAP, else 127.0.0.1:9092).
+std::string test_bootstrap();
+
+// A topic name unique to this process and call, starting with `prefix`.
+std::string unique_name(const std::string& prefix);
+
+}  // namespace krow::testkit
