@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -180,5 +181,56 @@ void Producer::flush() {
 void Producer::begin() { check(rd_kafka_begin_transaction(rk_), "begin transaction"); }
 void Producer::commit() { check(rd_kafka_commit_transaction(rk_, 60000), "commit transaction"); }
 void Producer::abort() { check(rd_kafka_abort_transaction(rk_, 60000), "abort transaction"); }
+
+std::vector<Consumed> consume_all(const std::string& bootstrap, const std::string& topic) {
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER,
+                                make_conf(bootstrap, {{"group.id", "krow-test-oracle"},
+                                                      {"isolation.level", "read_committed"},
+                                                      {"enable.auto.commit", "false"},
+                                                      {"enable.partition.eof", "true"},
+                                                      {"auto.offset.reset", "earliest"}}),
+                                err, sizeof err);
+  if (!rk) throw std::runtime_error(err);
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  if (rd_kafka_metadata(rk, 0, rkt, &md, 10000) || md->topic_cnt != 1 || md->topics[0].err) {
+    if (md) rd_kafka_metadata_destroy(md);
+    rd_kafka_topic_destroy(rkt);
+    rd_kafka_destroy(rk);
+    throw std::runtime_error("oracle: no metadata for " + topic);
+  }
+  const int partitions = md->topics[0].partition_cnt;
+  rd_kafka_metadata_destroy(md);
+  rd_kafka_topic_destroy(rkt);
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int p = 0; p < partitions; ++p)
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_assign(rk, list);
+  rd_kafka_topic_partition_list_destroy(list);
+  std::vector<Consumed> out;
+  int eof = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (eof < partitions && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 200);
+    if (!m) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      ++eof;
+    } else if (!m->err) {
+      Consumed c{m->partition, m->offset, std::nullopt, std::nullopt};
+      if (m->key) c.key = std::string(static_cast<const char*>(m->key), m->key_len);
+      if (m->payload) c.value = std::string(static_cast<const char*>(m->payload), m->len);
+      out.push_back(std::move(c));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  rd_kafka_consumer_close(rk);
+  rd_kafka_destroy(rk);
+  if (eof < partitions) throw std::runtime_error("oracle: timed out reading " + topic);
+  std::sort(out.begin(), out.end(), [](const Consumed& a, const Consumed& b) {
+    return a.partition != b.partition ? a.partition < b.partition : a.offset < b.offset;
+  });
+  return out;
+}
 
 }  // namespace krow::testkit

@@ -58,6 +58,18 @@ class Producer {
   rd_kafka_t* rk_ = nullptr;
 };
 
+// A message as an independent consumer sees it: the oracle that krow's rows are checked against.
+struct Consumed {
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+};
+
+// Reads every partition of `topic` from the beginning to its end with read_committed, as
+// a plain librdkafka consumer (no krow code), sorted by partition and offset.
+std::vector<Consumed> consume_all(const std::string& bootstrap, const std::string& topic);
+
 // Bootstrap servers of the local test broker (KROW_TEST_BOOTSTRAP, else 127.0.0.1:9092).
 std::string test_bootstrap();
 

@@ -1,0 +1,114 @@
+#include "sync_fixture.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace krow::testkit {
+
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& out,
+            const std::filesystem::path& err) {
+  std::vector<std::string> argv_s{KROW_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv_s[0]);
+  return pid;
+}
+
+}  // namespace
+
+void SyncTest::SetUp() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  dir_ = std::filesystem::temp_directory_path() /
+         ("krow-it-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_);
+}
+
+void SyncTest::TearDown() {
+  for (const auto& t : topics_) {
+    try {
+      admin_.delete_topic(t);
+    } catch (...) {
+    }
+  }
+  if (!HasFailure()) std::filesystem::remove_all(dir_);
+  else std::cerr << "test folder kept: " << dir_ << "\n";
+}
+
+std::string SyncTest::make_topic(const std::string& prefix, int partitions,
+                                 const std::map<std::string, std::string>& configs) {
+  const auto name = unique_name(prefix);
+  admin_.create_topic(name, partitions, configs);
+  topics_.push_back(name);
+  return name;
+}
+
+std::string SyncTest::write_manifest(const std::vector<std::string>& topics, const std::string& extra,
+                                     const std::string& file) {
+  std::ostringstream y;
+  y << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_ << "\ntopics:\n  names:\n";
+  for (const auto& t : topics) y << "    - \"" << t << "\"\n";
+  y << "warehouse:\n  path: warehouse.duckdb\n" << extra;
+  const auto path = dir_ / file;
+  std::ofstream(path) << y.str();
+  return path.string();
+}
+
+RunOutput SyncTest::krow(const std::vector<std::string>& args) {
+  const auto out = dir_ / "krow.out", err = dir_ / "krow.err";
+  const pid_t pid = spawn(args, out, err);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  RunOutput r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+pid_t SyncTest::start_krow(const std::vector<std::string>& args) {
+  return spawn(args, dir_ / "krow-bg.out", dir_ / "krow-bg.err");
+}
+
+RunOutput SyncTest::sync_ok(const std::string& manifest) {
+  auto r = krow({"sync", manifest});
+  EXPECT_EQ(r.exit_code, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
+  return r;
+}
+
+std::string SyncTest::table_of(const std::string& topic) {
+  std::string out;
+  for (char c : topic) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.push_back((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ? c : '_');
+  }
+  return "confluent.\"" + out + "\"";
+}
+
+}  // namespace krow::testkit
