@@ -37,8 +37,9 @@ read -r -a missing <<<"${missing[*]}"
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  sudo=(); if ((EUID != 0)); then sudo=(sudo -E); fi
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # npm verifies each tarball against the registry's integrity hash; we record and re-check it.

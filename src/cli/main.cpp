@@ -47,7 +47,7 @@ int cmd_plan(const std::string& manifest_path, const std::string& format) {
   const auto manifest = krow::load_manifest(manifest_path);
   auto warehouse = krow::open_warehouse(manifest.warehouse, manifest.name, krow::OpenMode::read_only);
   krow::kafka::Client client(manifest.source, {"krow-" + manifest.name});
-  client.check_connection(std::chrono::seconds(30));
+  client.check_connection(std::chrono::seconds(manifest.source.connect_timeout_s));
   krow::kafka::Cluster cluster(client);
   const auto plan = krow::make_plan(cluster, *warehouse, manifest);
   const auto f = format == "json" ? krow::PlanFormat::json : format == "md" ? krow::PlanFormat::md : krow::PlanFormat::text;

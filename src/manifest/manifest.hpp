@@ -30,6 +30,7 @@ struct SourceConfig {
   Secret password;                         // API secret on Confluent Cloud
   std::string ca_file;                     // PEM CA bundle; system CAs when empty
   bool verify_certificates = true;         // TLS peer and host name verification
+  int connect_timeout_s = 30;              // how long to wait for the cluster to answer
 };
 
 struct TopicSelection {

@@ -116,7 +116,7 @@ SyncResult SyncRun::run() {
   warehouse_ = open_warehouse(manifest_.warehouse, manifest_.name, OpenMode::write);
 
   kafka::Client client(manifest_.source, kafka::ClientOptions{"krow-" + manifest_.name, 32768, options_.verbose});
-  client.check_connection(std::chrono::seconds(30));
+  client.check_connection(std::chrono::seconds(manifest_.source.connect_timeout_s));
   kafka::Cluster cluster(client);
   plan_ = make_plan(cluster, *warehouse_, manifest_);
   prepare_tables();

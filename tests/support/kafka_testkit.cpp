@@ -60,7 +60,7 @@ Admin::Admin(const std::string& bootstrap) {
 
 Admin::~Admin() { rd_kafka_destroy(rk_); }
 
-void Admin::create_topic(const std::string& name, int partitions, const std::map<std::string, std::string>& configs) {
+bool Admin::create_topic(const std::string& name, int partitions, const std::map<std::string, std::string>& configs) {
   char err[512];
   rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(name.c_str(), partitions, 1, err, sizeof err);
   if (!nt) throw std::runtime_error(err);
@@ -71,6 +71,7 @@ void Admin::create_topic(const std::string& name, int partitions, const std::map
   size_t n = 0;
   const auto** res = rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
   std::string failure;
+  const bool existed = n == 1 && rd_kafka_topic_result_error(res[0]) == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS;
   if (rd_kafka_event_error(ev)) failure = rd_kafka_event_error_string(ev);
   else if (n == 1 && rd_kafka_topic_result_error(res[0]) &&
            rd_kafka_topic_result_error(res[0]) != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
@@ -79,7 +80,8 @@ void Admin::create_topic(const std::string& name, int partitions, const std::map
   rd_kafka_queue_destroy(q);
   rd_kafka_NewTopic_destroy(nt);
   if (!failure.empty()) throw std::runtime_error("create topic " + name + ": " + failure);
-  wait_for_topic(name, partitions);
+  if (!existed) wait_for_topic(name, partitions);
+  return !existed;
 }
 
 void Admin::delete_topic(const std::string& name) {

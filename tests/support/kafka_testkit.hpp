@@ -30,7 +30,8 @@ class Admin {
  public:
   explicit Admin(const std::string& bootstrap);
   ~Admin();
-  void create_topic(const std::string& name, int partitions,
+  // Returns false when the topic already existed (it is left as it is).
+  bool create_topic(const std::string& name, int partitions,
                     const std::map<std::string, std::string>& configs = {});
   void delete_topic(const std::string& name);
   // Waits until `name` can be described with `partitions` partitions (metadata settles).
