@@ -11,6 +11,7 @@ preset=${KROW_TEST_PRESET:-ci}
 bash scripts/build.sh "$preset"
 bash scripts/build.sh asan
 
+export KROW_TEST_BOOTSTRAP=${KROW_TEST_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_PORT:-9092}}
 started_kafka=0
 if ! bash scripts/kafka.sh status >/dev/null 2>&1; then
   bash scripts/kafka.sh start
