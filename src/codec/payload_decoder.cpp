@@ -24,7 +24,7 @@ bool PayloadDecoder::looks_framed(const uint8_t* data, size_t size, int32_t& sch
                       uint32_t(data[3]) << 8 | uint32_t(data[4]);
   // ID 0 is never framed: a small big-endian number (a Java Long such as 42) starts with
   // zero bytes too.
-  if (id == 0) return false;
+  if (id == 0 || id > 0x7fffffffu) return false;  // registry IDs are positive 32-bit ints
   schema_id = static_cast<int32_t>(id);
   return true;
 }

@@ -33,7 +33,8 @@ class Reader {
                   const std::vector<std::string>& allowed) const {
     if (!map.IsMap()) fail(map, where + " must be a mapping of keys to values");
     for (const auto& kv : map) {
-      const auto key = kv.first.as<std::string>();
+      if (!kv.first.IsScalar()) fail(kv.first, "keys in " + where + " must be plain names");
+      const auto key = kv.first.Scalar();
       if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
       std::string msg = "unknown key '" + key + "' in " + where;
       if (auto near = closest(key, allowed); !near.empty()) msg += "; did you mean '" + near + "'?";

@@ -15,6 +15,7 @@
 #include "kafka/errors.hpp"
 #include "kafka/reader.hpp"
 #include "rows/row_batch.hpp"
+#include "sync/batch_writer.hpp"
 #include "sync/plan.hpp"
 #include "sync/progress.hpp"
 #include "util/error.hpp"
@@ -93,6 +94,7 @@ class SyncRun {
   void add_row(const kafka::Message& m, TopicState& t, PartitionState& p);
   void finish_partition(PartitionState& p, kafka::Reader& reader);
   void stop_topic(TopicState& t, const std::string& error, kafka::Reader& reader);
+  // Hands the batch in hand (and the positions it advances) to the writer.
   void commit();
   std::string record_json(const SyncResult& r, int64_t started, int64_t finished) const;
   std::string focus() const;
@@ -105,7 +107,8 @@ class SyncRun {
   std::unordered_map<std::string, TopicState*> by_name_;
   size_t active_partitions_ = 0;
   PayloadDecoder decoder_;
-  RowBatch batch_;
+  std::unique_ptr<RowBatch> batch_ = std::make_unique<RowBatch>();
+  std::unique_ptr<BatchWriter> writer_;
   SyncResult result_;
 };
 
@@ -163,7 +166,7 @@ void SyncRun::prepare_tables() {
       continue;
     }
     warehouse_->create_table(manifest_.name, tp.topic, tp.table);
-    t.slot = batch_.table_slot(tp.table, tp.topic, tp.topic_id);
+    t.slot = batch_->table_slot(tp.table, tp.topic, tp.topic_id);
     int32_t max_partition = -1;
     for (const auto& p : tp.partitions) max_partition = std::max(max_partition, p.partition);
     t.partitions.resize(static_cast<size_t>(max_partition + 1));
@@ -188,8 +191,21 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
   for (const auto& t : topics_)
     for (const auto& p : t.partitions)
       if (p.active) assignments.push_back({t.plan->topic, p.partition, p.next});
+  // The writer's spare batch has the same table slots as the one being filled.
+  auto spare = std::make_unique<RowBatch>();
+  for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id);
+  writer_ = std::make_unique<BatchWriter>(*warehouse_, manifest_.name, std::move(spare));
+  struct Drain {  // whatever happens, committed counts are read after the writer stops
+    SyncRun& run;
+    ~Drain() {
+      run.result_.messages = run.writer_->committed_rows();
+      run.result_.batches = run.writer_->committed_batches();
+      run.writer_.reset();
+    }
+  } drain{*this};
   if (assignments.empty()) {
     commit();  // records moved positions (e.g. past expired offsets), if any
+    writer_->drain();
     return;
   }
   kafka::Reader reader(client, assignments);
@@ -224,13 +240,14 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
       p.next = m.offset() + 1;
       p.dirty = true;
       if (p.next >= p.boundary) finish_partition(p, reader);
-      if (batch_.row_count() >= max_messages || batch_.byte_size() >= max_bytes) commit();
+      if (batch_->row_count() >= max_messages || batch_->byte_size() >= max_bytes) commit();
     }
     size_t topics_done = 0;
     for (const auto& t : topics_) topics_done += t.active == 0;
-    progress.update(result_.messages + static_cast<int64_t>(batch_.row_count()), topics_done, focus());
+    progress.update(writer_->committed_rows() + static_cast<int64_t>(batch_->row_count()), topics_done, focus());
   }
   commit();
+  writer_->drain();
 }
 
 void SyncRun::handle_error(kafka::Message& m, kafka::Reader& reader) {
@@ -256,9 +273,9 @@ void SyncRun::handle_error(kafka::Message& m, kafka::Reader& reader) {
 }
 
 void SyncRun::add_row(const kafka::Message& m, TopicState& t, PartitionState& p) {
-  auto& arena = batch_.arena();
-  Row& row = batch_.tables()[t.slot].rows.emplace_back();
-  batch_.count_row();
+  auto& arena = batch_->arena();
+  Row& row = batch_->tables()[t.slot].rows.emplace_back();
+  batch_->count_row();
   row.partition = p.partition;
   row.offset = m.offset();
   rd_kafka_timestamp_type_t ts_type;
@@ -316,23 +333,12 @@ void SyncRun::commit() {
   std::vector<PositionUpdate> positions;
   for (auto& t : topics_)
     for (auto& p : t.partitions)
-      if (p.dirty) positions.push_back({t.plan->topic, t.plan->topic_id, p.partition, p.next});
-  if (positions.empty() && batch_.row_count() == 0) return;
-  // A failed write rolls back whole; the batch is still here, so try again a few times.
-  for (int attempt = 1;; ++attempt) {
-    try {
-      warehouse_->commit(manifest_.name, batch_, positions);
-      break;
-    } catch (const Error& e) {
-      if (e.error_class() != ErrorClass::transient || attempt == 3) throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt));
-    }
-  }
-  for (auto& t : topics_)
-    for (auto& p : t.partitions) p.dirty = false;
-  result_.messages += static_cast<int64_t>(batch_.row_count());
-  ++result_.batches;
-  batch_.clear();
+      if (p.dirty) {
+        positions.push_back({t.plan->topic, t.plan->topic_id, p.partition, p.next});
+        p.dirty = false;
+      }
+  if (positions.empty() && batch_->row_count() == 0) return;
+  writer_->submit(batch_, std::move(positions));
 }
 
 std::string SyncRun::focus() const {

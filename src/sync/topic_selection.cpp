@@ -61,8 +61,11 @@ std::map<std::string, std::string> table_names(const std::string& sync_id,
     return ea != eb ? ea : a < b;
   });
   for (const auto& t : fresh) {
-    std::string name = sanitize(t);
-    if (taken.count(name)) name = with_hash(name, t);
+    const std::string base = sanitize(t);
+    std::string name = base;
+    // A suffixed name can itself be taken (a topic may be called like one): salt until free.
+    for (int salt = 1; taken.count(name); ++salt)
+      name = with_hash(base, salt == 1 ? t : t + "#" + std::to_string(salt));
     taken.insert(name);
     out[t] = name;
   }

@@ -1,7 +1,7 @@
 #include "util/json_writer.hpp"
 
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 
 #include "util/text.hpp"
 
@@ -70,15 +70,21 @@ JsonWriter& JsonWriter::value(int64_t v) {
   return *this;
 }
 
+JsonWriter& JsonWriter::value(uint64_t v) {
+  comma();
+  char buf[24];
+  out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  return *this;
+}
+
 JsonWriter& JsonWriter::value(double v) {
   comma();
   if (!std::isfinite(v)) {
     out_.append("null");
     return *this;
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  out_.append(buf);
+  char buf[64];
+  out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
   return *this;
 }
 

@@ -20,7 +20,7 @@ class JsonWriter {
   JsonWriter& value(const std::string& v) { return value(std::string_view(v)); }
   JsonWriter& value(int64_t v);
   JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
-  JsonWriter& value(uint64_t v) { return value(static_cast<int64_t>(v)); }
+  JsonWriter& value(uint64_t v);
   JsonWriter& value(double v);
   JsonWriter& value(bool v);
   JsonWriter& null();

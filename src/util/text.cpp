@@ -67,9 +67,11 @@ void append_json_string(std::string& out, std::string_view text) {
 bool is_valid_utf8(std::string_view text) { return simdjson::validate_utf8(text.data(), text.size()); }
 
 bool has_only_text_controls(std::string_view text) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
     if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return false;
+    // C1 controls U+0080..U+009F are encoded C2 80..C2 9F in (already valid) UTF-8.
+    if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9f) return false;
   }
   return true;
 }

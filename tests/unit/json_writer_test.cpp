@@ -56,14 +56,12 @@ TEST(JsonWriter, Integers) {
 }
 
 TEST(JsonWriter, LargeUnsignedStaysPositive) {
-  GTEST_SKIP() << "BUG: util/json_writer.hpp:23 value(uint64_t) casts to int64_t; "
-                  "values >= 2^63 are written negative";
   JsonWriter w;
   w.value(std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(w.str(), "18446744073709551615");
 }
 
-TEST(JsonWriter, DoublesWithThreeDecimalsAndNullForNonFinite) {
+TEST(JsonWriter, DoublesShortestAndNullForNonFinite) {
   JsonWriter w;
   w.begin_array()
       .value(1.5)
@@ -71,12 +69,10 @@ TEST(JsonWriter, DoublesWithThreeDecimalsAndNullForNonFinite) {
       .value(std::nan(""))
       .value(std::numeric_limits<double>::infinity())
       .end_array();
-  EXPECT_EQ(w.str(), "[1.500,-0.250,null,null]");
+  EXPECT_EQ(w.str(), "[1.5,-0.25,null,null]");
 }
 
 TEST(JsonWriter, LargeDoublesKeepTheirValue) {
-  GTEST_SKIP() << "BUG: util/json_writer.cpp:79-80 \"%.3f\" into char[32] truncates "
-                  "doubles of 1e31 and up to a wrong number";
   for (const double v : {1e15, 1e31, 1e40, -1e100}) {
     JsonWriter w;
     w.value(v);

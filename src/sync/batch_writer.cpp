@@ -1,0 +1,84 @@
+#include "sync/batch_writer.hpp"
+
+#include <chrono>
+
+#include "util/error.hpp"
+
+namespace krow {
+
+BatchWriter::BatchWriter(Warehouse& warehouse, std::string sync_id, std::unique_ptr<RowBatch> spare)
+    : warehouse_(warehouse), sync_id_(std::move(sync_id)), free_(std::move(spare)) {
+  thread_ = std::thread([this] { loop(); });
+}
+
+BatchWriter::~BatchWriter() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void BatchWriter::submit(std::unique_ptr<RowBatch>& batch, std::vector<PositionUpdate> positions) {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return (!pending_ && !busy_) || error_; });
+  if (error_) std::rethrow_exception(error_);
+  pending_ = std::move(batch);
+  positions_ = std::move(positions);
+  batch = std::move(free_);
+  lock.unlock();
+  cv_.notify_all();
+}
+
+void BatchWriter::drain() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return (!pending_ && !busy_) || error_; });
+  if (error_) std::rethrow_exception(error_);
+}
+
+void BatchWriter::loop() {
+  for (;;) {
+    std::unique_ptr<RowBatch> batch;
+    std::vector<PositionUpdate> positions;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return pending_ || stop_; });
+      if (!pending_) return;
+      batch = std::move(pending_);
+      positions = std::move(positions_);
+      busy_ = true;
+    }
+    std::exception_ptr error;
+    try {
+      write(*batch, positions);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    rows_ += error ? 0 : static_cast<int64_t>(batch->row_count());
+    batches_ += error ? 0 : 1;
+    batch->clear();
+    {
+      std::lock_guard lock(mu_);
+      free_ = std::move(batch);
+      busy_ = false;
+      if (error && !error_) error_ = error;
+    }
+    cv_.notify_all();
+  }
+}
+
+void BatchWriter::write(const RowBatch& batch, const std::vector<PositionUpdate>& positions) {
+  // A failed write rolls back whole; the batch is still here, so try again a few times.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      warehouse_.commit(sync_id_, batch, positions);
+      return;
+    } catch (const Error& e) {
+      if (e.error_class() != ErrorClass::transient || attempt == 3) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt));
+    }
+  }
+}
+
+}  // namespace krow
