@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -64,6 +65,73 @@ TEST_F(Resume, KillNineMidwayThenResumeLosesAndDuplicatesNothing) {
     mismatches += !same;
   }
   EXPECT_EQ(mismatches, 0u);
+}
+
+TEST_F(Resume, InterruptCommitsTheBatchInHandAndExits130) {
+  const auto topic = make_topic("sigint", 2);
+  Producer p(bootstrap_, {}, {{"linger.ms", "20"}});
+  const int total = 150000;
+  for (int i = 0; i < total; ++i) p.send(topic, Record{std::nullopt, "{\"n\": " + std::to_string(i) + "}"});
+  p.flush();
+  const auto manifest = write_manifest({topic}, "batch:\n  max_messages: 5000\n");
+  const pid_t pid = start_krow({"sync", manifest});
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  const int code = WEXITSTATUS(status);
+  EXPECT_TRUE(code == 130 || code == 0) << code;
+  const auto rows = std::stoll(sql1("SELECT count(*) FROM " + table_of(topic)));
+  EXPECT_EQ(rows, std::stoll(sql1("SELECT sum(next_offset) FROM _krow.positions")));
+  if (code == 130) {
+    EXPECT_EQ(sql1("SELECT status FROM _krow.runs"), "interrupted");
+  }
+  sync_ok(manifest);
+  EXPECT_EQ(sql1("SELECT count(DISTINCT id) FROM " + table_of(topic)), std::to_string(total));
+}
+
+TEST_F(Resume, MessagesProducedDuringASyncWaitForTheNext) {
+  const auto topic = make_topic("during", 3);
+  Producer p(bootstrap_, {}, {{"linger.ms", "5"}});
+  for (int i = 0; i < 30000; ++i) p.send(topic, Record{std::nullopt, "{\"before\": " + std::to_string(i) + "}"});
+  p.flush();
+  std::atomic<bool> done{false};
+  std::atomic<int> during{0};
+  std::thread producer([&] {
+    Producer q(bootstrap_, {}, {{"linger.ms", "1"}});
+    while (!done) {
+      q.send(topic, Record{std::nullopt, std::string("{\"during\": true}")});
+      ++during;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    q.flush();
+  });
+  const auto manifest = write_manifest({topic}, "batch:\n  max_messages: 1000\n");
+  const auto r = krow({"sync", manifest});
+  done = true;
+  producer.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_GT(during.load(), 0);
+  // The run read exactly up to the boundaries it captured at start, and no further.
+  const auto boundaries = sql(
+      "SELECT (p->>'partition')::INT, (p->>'boundary')::BIGINT FROM "
+      "(SELECT unnest(from_json(record->'tables'->0->'partitions', '[\"JSON\"]')) AS p FROM _krow.runs) ORDER BY 1");
+  ASSERT_EQ(boundaries.rows.size(), 3u);
+  int64_t sum = 0;
+  for (const auto& b : boundaries.rows) {
+    const auto part = *b[0];
+    const auto boundary = std::stoll(*b[1]);
+    sum += boundary;
+    EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(topic) + " WHERE kafka_partition = " + part + " AND kafka_offset >= " +
+                   std::to_string(boundary)), "0");
+    EXPECT_EQ(sql1("SELECT next_offset FROM _krow.positions WHERE kafka_partition = " + part), std::to_string(boundary));
+  }
+  EXPECT_EQ(std::stoll(sql1("SELECT count(*) FROM " + table_of(topic))), sum);
+  // The next sync picks up the rest.
+  sync_ok(manifest);
+  EXPECT_EQ(std::stoll(sql1("SELECT count(*) FROM " + table_of(topic))), 30000 + during.load());
+  EXPECT_EQ(sql1("SELECT count(*) - count(DISTINCT id) FROM " + table_of(topic)), "0");
 }
 
 TEST_F(Resume, SecondSyncOfTheSameManifestIsRefusedWhileOneRuns) {
