@@ -50,6 +50,9 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   set(conf.get(), "auto.offset.reset", "earliest");
   set(conf.get(), "queued.max.messages.kbytes", std::to_string(options.queued_max_kbytes));
   set(conf.get(), "fetch.wait.max.ms", "100");
+  // When the prefetch queue is full, librdkafka waits this long before fetching again
+  // (default 1 s): far too long for a reader that drains the queue in milliseconds.
+  set(conf.get(), "fetch.queue.backoff.ms", "5");
   set(conf.get(), "log.connection.close", "false");
   set(conf.get(), "allow.auto.create.topics", "false");
 

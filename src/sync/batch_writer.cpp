@@ -1,6 +1,8 @@
 #include "sync/batch_writer.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #include "util/error.hpp"
 
@@ -50,8 +52,12 @@ void BatchWriter::loop() {
       busy_ = true;
     }
     std::exception_ptr error;
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       write(*batch, positions);
+      if (std::getenv("KROW_TRACE_BATCHES"))
+        std::fprintf(stderr, "krow: batch of %zu rows committed in %.1f ms\n", batch->row_count(),
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     } catch (...) {
       error = std::current_exception();
     }

@@ -96,6 +96,12 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
   duckdb_config cfg = nullptr;
   duckdb_create_config(&cfg);
   if (mode == OpenMode::read_only) duckdb_set_config(cfg, "access_mode", "READ_ONLY");
+  // krow keeps both cores busy already (a reading and a writing thread); extra DuckDB
+  // workers measured slower here, spinning while they wait for each other.
+  duckdb_set_config(cfg, "threads", "1");
+  // Memory stays bounded by the batch size, not the topic size: DuckDB would otherwise keep
+  // every block it wrote cached, up to most of the machine's memory.
+  duckdb_set_config(cfg, "memory_limit", "160MB");
   char* err = nullptr;
   const auto state = duckdb_open_ext(path.c_str(), &db_, cfg, &err);
   duckdb_destroy_config(&cfg);
