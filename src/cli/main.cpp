@@ -71,6 +71,7 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose) {
               krow::with_thousands(r.batches).c_str(), krow::with_thousands(r.decode_errors).c_str(),
               r.run_id.c_str());
   for (const auto& e : r.errors) std::fprintf(stderr, "krow: error: %s\n", e.c_str());
+  if (!r.lag_reporting_off.empty()) std::fprintf(stderr, "krow: note: %s\n", r.lag_reporting_off.c_str());
   return exit_code(r.status);
 }
 

@@ -70,6 +70,9 @@ std::vector<TopicDescription> Cluster::describe(const std::vector<std::string>& 
   AdminOptionsPtr opts(rd_kafka_AdminOptions_new(client_.handle(), RD_KAFKA_ADMIN_OP_DESCRIBETOPICS));
   char err[256];
   rd_kafka_AdminOptions_set_request_timeout(opts.get(), static_cast<int>(timeout_.count()), err, sizeof err);
+  // The broker says which operations the key may perform: a cheap check for READ before
+  // any fetch is attempted.
+  if (auto* e = rd_kafka_AdminOptions_set_include_authorized_operations(opts.get(), 1)) rd_kafka_error_destroy(e);
   QueuePtr queue(rd_kafka_queue_new(client_.handle()));
   rd_kafka_DescribeTopics(client_.handle(), topics.get(), opts.get(), queue.get());
   auto ev = await(queue.get(), "describing topics");
@@ -84,6 +87,13 @@ std::vector<TopicDescription> Cluster::describe(const std::vector<std::string>& 
     if (!d.error) {
       d.topic_id = topic_id_text(rd_kafka_TopicDescription_topic_id(descs[i]));
       d.internal = rd_kafka_TopicDescription_is_internal(descs[i]);
+      size_t ops_n = 0;
+      const auto* ops = rd_kafka_TopicDescription_authorized_operations(descs[i], &ops_n);
+      if (ops && ops_n > 0) {  // brokers that do not report operations are not second-guessed
+        d.can_read = false;
+        for (size_t k = 0; k < ops_n; ++k)
+          d.can_read |= ops[k] == RD_KAFKA_ACL_OPERATION_READ || ops[k] == RD_KAFKA_ACL_OPERATION_ALL;
+      }
       size_t pn = 0;
       const auto** parts = rd_kafka_TopicDescription_partitions(descs[i], &pn);
       for (size_t p = 0; p < pn; ++p) d.partitions.push_back(rd_kafka_TopicPartitionInfo_partition(parts[p]));

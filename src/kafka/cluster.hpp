@@ -19,6 +19,7 @@ struct TopicDescription {
   std::string topic_id;  // Kafka's 22-character URL-safe base64 form
   std::vector<int32_t> partitions;
   bool internal = false;
+  bool can_read = true;  // the key holds READ (from the broker's authorized operations)
   rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;  // e.g. authorization failed
 };
 

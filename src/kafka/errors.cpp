@@ -27,13 +27,21 @@ ErrorClass classify(rd_kafka_resp_err_t err) {
   }
 }
 
-Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal) {
-  std::string msg = context + ": " + rd_kafka_err2str(err);
+std::string read_acl_fix(const std::string& topic, const std::string& principal) {
   const std::string who = principal.empty() ? "krow's principal" : "User:" + principal;
+  return "Grant " + who + " READ and DESCRIBE on topic " + (topic.empty() ? "<topic>" : topic) +
+         " (kafka-acls --add --allow-principal " + (principal.empty() ? "User:<name>" : who) +
+         " --operation Read --operation Describe --topic " + (topic.empty() ? "<topic>" : topic) +
+         ", or a prefixed ACL with --resource-pattern-type prefixed; on Confluent Cloud: confluent kafka "
+         "acl create --allow --service-account <id> --operations read,describe --topic <name or prefix>), "
+         "then sync again: the table resumes where it stopped";
+}
+
+Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal,
+                 const std::string& topic) {
+  std::string msg = context + ": " + rd_kafka_err2str(err);
   if (is_topic_authorization(err)) {
-    msg += ". Grant " + who + " READ and DESCRIBE on the topic (e.g. kafka-acls --add --allow-principal " +
-           (principal.empty() ? std::string("User:<key>") : who) +
-           " --operation Read --operation Describe --topic <topic>)";
+    msg += ". " + read_acl_fix(topic, principal);
   } else if (is_topic_missing(err)) {
     msg += ". The topic no longer exists (deleted, or recreated with a new ID); remove it from the "
            "manifest's topic selection or recreate it";

@@ -18,7 +18,11 @@ bool is_topic_authorization(rd_kafka_resp_err_t err);
 // True for errors that mean the topic (or this incarnation of it) no longer exists.
 bool is_topic_missing(rd_kafka_resp_err_t err);
 
+// The sentence that tells how to grant READ and DESCRIBE on `topic` to `principal`.
+std::string read_acl_fix(const std::string& topic, const std::string& principal);
+
 // An Error for `err` with `context` ("describing topic orders") and a sentence naming the fix.
-Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal = {});
+Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal = {},
+                 const std::string& topic = {});
 
 }  // namespace krow::kafka

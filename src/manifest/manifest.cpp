@@ -168,7 +168,7 @@ class Reader {
 void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s) {
   r.check_keys(node, "source",
                {"bootstrap_servers", "security_protocol", "sasl_mechanism", "username", "password",
-                "ca_file", "verify_certificates", "connect_timeout"});
+                "ca_file", "verify_certificates", "connect_timeout", "retry_timeout"});
   if (!node["bootstrap_servers"])
     r.fail(node, "source.bootstrap_servers is required (e.g. localhost:9092)");
   s.bootstrap_servers = r.text(node["bootstrap_servers"], "bootstrap_servers");
@@ -184,6 +184,7 @@ void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s) {
   if (auto n = node["verify_certificates"]) s.verify_certificates = r.boolean(n, "verify_certificates");
   if (auto n = node["connect_timeout"])
     s.connect_timeout_s = static_cast<int>(r.size(n, "connect_timeout", 1, 3600));
+  if (auto n = node["retry_timeout"]) s.retry_timeout_s = static_cast<int>(r.size(n, "retry_timeout", 1, 86400));
   const bool sasl = s.security_protocol.rfind("SASL_", 0) == 0;
   if (sasl && (s.username.empty() || s.password.empty()))
     r.fail(node, "security_protocol " + s.security_protocol +

@@ -31,6 +31,7 @@ struct SourceConfig {
   std::string ca_file;                     // PEM CA bundle; system CAs when empty
   bool verify_certificates = true;         // TLS peer and host name verification
   int connect_timeout_s = 30;              // how long to wait for the cluster to answer
+  int retry_timeout_s = 300;               // outage tolerated mid-sync before giving up
 };
 
 struct TopicSelection {

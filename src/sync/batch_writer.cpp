@@ -8,8 +8,9 @@
 
 namespace krow {
 
-BatchWriter::BatchWriter(Warehouse& warehouse, std::string sync_id, std::unique_ptr<RowBatch> spare)
-    : warehouse_(warehouse), sync_id_(std::move(sync_id)), free_(std::move(spare)) {
+BatchWriter::BatchWriter(Warehouse& warehouse, std::string sync_id, std::unique_ptr<RowBatch> spare,
+                         AfterCommit after_commit)
+    : warehouse_(warehouse), sync_id_(std::move(sync_id)), after_commit_(std::move(after_commit)), free_(std::move(spare)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -55,6 +56,7 @@ void BatchWriter::loop() {
     const auto t0 = std::chrono::steady_clock::now();
     try {
       write(*batch, positions);
+      if (after_commit_) after_commit_(positions);
       if (std::getenv("KROW_TRACE_BATCHES"))
         std::fprintf(stderr, "krow: batch of %zu rows committed in %.1f ms\n", batch->row_count(),
                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +25,11 @@ class BatchWriter {
  public:
   // `spare` becomes the second buffer; it must have the same table slots as the batch
   // being filled.
-  BatchWriter(Warehouse& warehouse, std::string sync_id, std::unique_ptr<RowBatch> spare);
+  // `after_commit` runs on the writer thread after each committed batch, with the positions
+  // that batch advanced (used to publish them to the lag group); it must not throw.
+  using AfterCommit = std::function<void(const std::vector<PositionUpdate>&)>;
+  BatchWriter(Warehouse& warehouse, std::string sync_id, std::unique_ptr<RowBatch> spare,
+              AfterCommit after_commit = {});
   ~BatchWriter();
   BatchWriter(const BatchWriter&) = delete;
   BatchWriter& operator=(const BatchWriter&) = delete;
@@ -46,6 +51,7 @@ class BatchWriter {
 
   Warehouse& warehouse_;
   std::string sync_id_;
+  AfterCommit after_commit_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::unique_ptr<RowBatch> pending_;    // submitted, not yet written

@@ -72,7 +72,10 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
         t.error = "topic " + d.name + " was deleted since the last sync; its rows stay in table " +
                   t.table + ". Remove it from the manifest's topics, or recreate it to sync the new one";
       else
-        t.error = kafka::make_error(d.error, "topic " + d.name, manifest.source.username).what();
+        t.error = kafka::make_error(d.error, "topic " + d.name, manifest.source.username, d.name).what();
+    } else if (!d.can_read) {
+      t.topic_id = d.topic_id;
+      t.error = "no READ permission on topic " + d.name + ". " + kafka::read_acl_fix(d.name, manifest.source.username);
     } else {
       t.topic_id = d.topic_id;
       for (int32_t p : d.partitions) {
@@ -93,7 +96,7 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
     for (auto& p : t.partitions) {
       const auto* o = by_tp.at({t.topic, p.partition});
       if (o->error && t.error.empty())
-        t.error = kafka::make_error(o->error, "reading offsets of " + t.topic, manifest.source.username).what();
+        t.error = kafka::make_error(o->error, "reading offsets of " + t.topic, manifest.source.username, t.topic).what();
       p.earliest = std::max<int64_t>(o->earliest, 0);
       p.boundary = std::max<int64_t>(o->last_stable, 0);
       if (auto it = positions.find({t.topic_id, p.partition}); it != positions.end()) p.stored = it->second;

@@ -133,6 +133,8 @@ SyncResult SyncRun::run() {
     result_.errors.push_back(e.what());
   }
   progress.finish();
+  client.await_group_commits(std::chrono::seconds(5));
+  result_.lag_reporting_off = client.lag_reporting_off();
 
   for (const auto& t : topics_) {
     result_.decode_errors += t.decode_errors;
@@ -194,7 +196,13 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
   // The writer's spare batch has the same table slots as the one being filled.
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id);
-  writer_ = std::make_unique<BatchWriter>(*warehouse_, manifest_.name, std::move(spare));
+  // Positions also go to the lag group once committed, so Kafka's tools can show lag.
+  auto publish = [&client](const std::vector<PositionUpdate>& positions) {
+    std::vector<kafka::Client::GroupOffset> offsets;
+    for (const auto& p : positions) offsets.push_back({p.topic, p.partition, p.next_offset});
+    client.commit_group_offsets(offsets);
+  };
+  writer_ = std::make_unique<BatchWriter>(*warehouse_, manifest_.name, std::move(spare), publish);
   struct Drain {  // whatever happens, committed counts are read after the writer stops
     SyncRun& run;
     ~Drain() {
@@ -213,6 +221,11 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
   messages.reserve(1024);
   const auto max_messages = static_cast<size_t>(manifest_.batch.max_messages);
   const auto max_bytes = static_cast<size_t>(manifest_.batch.max_bytes);
+  // librdkafka reconnects on its own, with backoff, through broker outages, network loss
+  // and leader changes; fetching resumes at the in-memory position, which never runs ahead
+  // of what was received. The watchdog only bounds how long krow waits for that.
+  const auto retry_timeout = std::chrono::seconds(manifest_.source.retry_timeout_s);
+  auto last_progress = std::chrono::steady_clock::now();
   while (active_partitions_ > 0) {
     if (options_.stop && options_.stop->load()) break;
     std::string reason;
@@ -220,6 +233,15 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
       throw Error(ErrorClass::fatal_run, kafka::make_error(fatal, "reading from Kafka (" + reason + ")").what());
     messages.clear();
     reader.poll(messages, 1024, 100);
+    const auto now = std::chrono::steady_clock::now();
+    if (!messages.empty()) {
+      last_progress = now;
+    } else if (now - last_progress > retry_timeout) {
+      throw Error(ErrorClass::transient,
+                  "no message could be read for " + std::to_string(manifest_.source.retry_timeout_s) +
+                      " s (source.retry_timeout): the cluster is unreachable or unavailable. Everything up to the "
+                      "last committed batch is kept; run the sync again once the cluster is back");
+    }
     for (auto& m : messages) {
       if (m.error()) {
         handle_error(m, reader);
@@ -263,7 +285,7 @@ void SyncRun::handle_error(kafka::Message& m, kafka::Reader& reader) {
   }
   const auto cls = kafka::classify(m.error());
   if (cls == ErrorClass::fatal_table && t) {
-    stop_topic(*t, kafka::make_error(m.error(), "reading topic " + t->plan->topic, manifest_.source.username).what(),
+    stop_topic(*t, kafka::make_error(m.error(), "reading topic " + t->plan->topic, manifest_.source.username, t->plan->topic).what(),
                reader);
     return;
   }
@@ -359,6 +381,8 @@ std::string SyncRun::record_json(const SyncResult& r, int64_t started, int64_t f
   w.field("started_at_ms", started).field("finished_at_ms", finished).field("duration_ms", finished - started);
   w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
   w.field("decode_errors", r.decode_errors);
+  w.field("lag_group", "krow-" + manifest_.name);
+  if (r.lag_reporting_off.empty()) w.key("lag_reporting_off").null(); else w.field("lag_reporting_off", r.lag_reporting_off);
   w.key("tables").begin_array();
   for (const auto& t : topics_) {
     w.begin_object().field("topic", t.plan->topic).field("table", t.plan->table).field("topic_id", t.plan->topic_id);

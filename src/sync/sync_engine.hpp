@@ -33,6 +33,7 @@ struct SyncResult {
   int64_t decode_errors = 0;
   double seconds = 0;
   std::vector<std::string> errors;  // what stopped tables or the run, each naming its fix
+  std::string lag_reporting_off;    // empty when positions reached the lag group
 };
 
 // Throws Error for problems found before anything is read (config, credentials, lock);
