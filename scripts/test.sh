@@ -12,6 +12,7 @@ bash scripts/build.sh "$preset"
 bash scripts/build.sh asan
 
 export KROW_TEST_BOOTSTRAP=${KROW_TEST_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_PORT:-9092}}
+export KROW_TEST_SASL_BOOTSTRAP=${KROW_TEST_SASL_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_SASL_PORT:-9093}}
 started_kafka=0
 if ! bash scripts/kafka.sh status >/dev/null 2>&1; then
   bash scripts/kafka.sh start

@@ -6,14 +6,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "manifest/manifest.hpp"
+#include "secrets/secret_store.hpp"
+#include "sync/connect.hpp"
 #include "sync/plan.hpp"
 #include "sync/status.hpp"
 #include "sync/sync_engine.hpp"
@@ -43,8 +47,15 @@ int exit_code(krow::SyncStatus s) {
   return kExitFailed;
 }
 
+// Loads a manifest and, when it names a saved source, fills it from the encrypted store.
+krow::Manifest load(const std::string& path) {
+  auto manifest = krow::load_manifest(path);
+  krow::resolve_saved_source(manifest);
+  return manifest;
+}
+
 int cmd_plan(const std::string& manifest_path, const std::string& format) {
-  const auto manifest = krow::load_manifest(manifest_path);
+  const auto manifest = load(manifest_path);
   auto warehouse = krow::open_warehouse(manifest.warehouse, manifest.name, krow::OpenMode::read_only);
   krow::kafka::Client client(manifest.source, {"krow-" + manifest.name});
   client.check_connection(std::chrono::seconds(manifest.source.connect_timeout_s));
@@ -56,7 +67,7 @@ int cmd_plan(const std::string& manifest_path, const std::string& format) {
 }
 
 int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose) {
-  const auto manifest = krow::load_manifest(manifest_path);
+  const auto manifest = load(manifest_path);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   krow::SyncOptions options;
@@ -76,9 +87,91 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose) {
 }
 
 int cmd_status(const std::string& manifest_path, const std::string& format) {
-  const auto manifest = krow::load_manifest(manifest_path);
+  const auto manifest = load(manifest_path);
   auto warehouse = krow::open_warehouse(manifest.warehouse, manifest.name, krow::OpenMode::read_only);
-  std::cout << krow::format_status(manifest, *warehouse, format == "json");
+  // Lag needs the cluster; status still answers from the warehouse when it is away.
+  krow::ClusterView view;
+  try {
+    std::vector<krow::kafka::TopicPartition> tps;
+    for (const auto& p : warehouse->positions(manifest.name)) tps.push_back({p.topic, p.partition});
+    krow::kafka::Client client(manifest.source, {"krow-" + manifest.name});
+    client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+    krow::kafka::Cluster cluster(client, std::chrono::seconds(10));
+    for (const auto& o : cluster.offsets(tps))
+      if (!o.error) view.last_stable[{o.topic, o.partition}] = o.last_stable;
+    view.reachable = true;
+  } catch (const krow::Error& e) {
+    view.why_not = e.what();
+  }
+  std::cout << krow::format_status(manifest, *warehouse, view, format == "json");
+  return kExitOk;
+}
+
+// Reads a secret from the named environment variable or from standard input, never from
+// the command line (where other users could see it in the process list).
+std::string read_secret(const std::string& env_name, bool from_stdin, const char* what) {
+  if (!env_name.empty()) {
+    const char* v = std::getenv(env_name.c_str());
+    if (!v || !*v)
+      throw krow::Error(krow::ErrorClass::config,
+                        std::string(what) + ": the environment variable " + env_name + " is not set");
+    return v;
+  }
+  if (from_stdin) {
+    std::string line;
+    std::getline(std::cin, line);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    return line;
+  }
+  return {};
+}
+
+struct ConnectArgs {
+  std::string name, bootstrap, protocol = "SASL_SSL", mechanism = "PLAIN", username, password_env, ca_file;
+  bool password_stdin = false, no_verify = false;
+  std::string registry_url, registry_username, registry_password_env, registry_ca_file;
+  int timeout = 30;
+};
+
+int cmd_connect(const ConnectArgs& a) {
+  krow::check_source_name(a.name);
+  krow::SavedSource s;
+  s.name = a.name;
+  s.source.bootstrap_servers = a.bootstrap;
+  s.source.security_protocol = a.protocol;
+  s.source.sasl_mechanism = a.mechanism;
+  s.source.username = a.username;
+  s.source.password = krow::Secret(read_secret(a.password_env, a.password_stdin, "--password-env"));
+  s.source.ca_file = a.ca_file;
+  s.source.verify_certificates = !a.no_verify;
+  s.source.connect_timeout_s = a.timeout;
+  if (a.protocol.rfind("SASL_", 0) == 0 && (s.source.username.empty() || s.source.password.empty()))
+    throw krow::Error(krow::ErrorClass::config, a.protocol + " needs --username and a secret from --password-env VAR "
+                                                             "or --password-stdin");
+  if (!a.registry_url.empty()) {
+    s.registry.url = a.registry_url;
+    while (!s.registry.url.empty() && s.registry.url.back() == '/') s.registry.url.pop_back();
+    s.registry.username = a.registry_username;
+    s.registry.password = krow::Secret(read_secret(a.registry_password_env, false, "--registry-password-env"));
+    s.registry.ca_file = a.registry_ca_file;
+  }
+  const auto store = krow::SecretStore::open_default(/*create_key=*/true);
+  const auto r = krow::connect_source(s, store);
+  std::printf("%s source '%s': cluster %s, %zu topic(s) describable%s; credentials encrypted in %s\n",
+              r.replaced ? "updated" : "saved", a.name.c_str(), r.cluster_id.c_str(), r.describable_topics,
+              r.registry_checked ? ", schema registry key accepted" : "", store.dir().c_str());
+  std::printf("use it in a manifest with:\n  source:\n    saved: %s\n", a.name.c_str());
+  return kExitOk;
+}
+
+int cmd_sources() {
+  const auto store = krow::SecretStore::open_default(/*create_key=*/false);
+  for (const auto& name : store.names()) {
+    const auto s = store.load(name);
+    std::printf("%-20s %-45s cluster %-24s user %s%s\n", name.c_str(), s.source.bootstrap_servers.c_str(),
+                s.cluster_id.c_str(), s.source.username.empty() ? "-" : s.source.username.c_str(),
+                s.registry.configured() ? ("  registry " + s.registry.url).c_str() : "");
+  }
   return kExitOk;
 }
 
@@ -112,6 +205,29 @@ int main(int argc, char** argv) {
   status->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
   status->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
 
+  ConnectArgs ca;
+  auto* connect = app.add_subcommand(
+      "connect", "Check a cluster key (and a registry key) and save the source, encrypted, bound to its cluster ID. "
+                 "Secrets are read from environment variables or standard input, never from arguments.");
+  connect->add_option("name", ca.name, "Name to save the source under (used as `source: {saved: NAME}`)")->required();
+  connect->add_option("--bootstrap-servers", ca.bootstrap, "host:port, e.g. pkc-xxxxx.<region>.<cloud>.confluent.cloud:9092")->required();
+  connect->add_option("--security-protocol", ca.protocol, "PLAINTEXT, SSL, SASL_SSL or SASL_PLAINTEXT")
+      ->check(CLI::IsMember({"PLAINTEXT", "SSL", "SASL_SSL", "SASL_PLAINTEXT"}))->capture_default_str();
+  connect->add_option("--sasl-mechanism", ca.mechanism, "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+      ->check(CLI::IsMember({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}))->capture_default_str();
+  connect->add_option("--username", ca.username, "Cluster API key");
+  connect->add_option("--password-env", ca.password_env, "Environment variable holding the cluster API secret");
+  connect->add_flag("--password-stdin", ca.password_stdin, "Read the cluster API secret from standard input");
+  connect->add_option("--ca-file", ca.ca_file, "PEM CA bundle for the cluster (default: system CAs)");
+  connect->add_flag("--no-verify-certificates", ca.no_verify, "Disable TLS peer verification (not recommended)");
+  connect->add_option("--registry-url", ca.registry_url, "Schema Registry URL (https://...)");
+  connect->add_option("--registry-username", ca.registry_username, "Schema Registry API key");
+  connect->add_option("--registry-password-env", ca.registry_password_env, "Environment variable holding the registry API secret");
+  connect->add_option("--registry-ca-file", ca.registry_ca_file, "PEM CA bundle for the registry");
+  connect->add_option("--timeout", ca.timeout, "Seconds to wait for the cluster")->capture_default_str();
+
+  auto* sources = app.add_subcommand("sources", "List saved sources (never their secrets)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -123,6 +239,8 @@ int main(int argc, char** argv) {
     if (*plan) return cmd_plan(manifest_path, format);
     if (*sync) return cmd_sync(manifest_path, quiet, verbose);
     if (*status) return cmd_status(manifest_path, format);
+    if (*connect) return cmd_connect(ca);
+    if (*sources) return cmd_sources();
   } catch (const krow::Error& e) {
     std::fprintf(stderr, "krow: %s\n", e.what());
     return e.error_class() == krow::ErrorClass::config ? kExitConfig : kExitFailed;

@@ -165,10 +165,23 @@ class Reader {
   EnvLookup env_;
 };
 
-void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s) {
+void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s, std::string& saved) {
   r.check_keys(node, "source",
-               {"bootstrap_servers", "security_protocol", "sasl_mechanism", "username", "password",
+               {"saved", "bootstrap_servers", "security_protocol", "sasl_mechanism", "username", "password",
                 "ca_file", "verify_certificates", "connect_timeout", "retry_timeout"});
+  if (auto n = node["connect_timeout"])
+    s.connect_timeout_s = static_cast<int>(r.size(n, "connect_timeout", 1, 3600));
+  if (auto n = node["retry_timeout"]) s.retry_timeout_s = static_cast<int>(r.size(n, "retry_timeout", 1, 86400));
+  if (auto n = node["saved"]) {
+    saved = r.text(n, "saved");
+    for (const auto& kv : node) {
+      const auto key = kv.first.Scalar();
+      if (key != "saved" && key != "connect_timeout" && key != "retry_timeout")
+        r.fail(kv.first, "source." + key + " cannot be combined with source.saved: the saved source '" + saved +
+                             "' holds the connection settings (change them with `krow connect " + saved + "`)");
+    }
+    return;
+  }
   if (!node["bootstrap_servers"])
     r.fail(node, "source.bootstrap_servers is required (e.g. localhost:9092)");
   s.bootstrap_servers = r.text(node["bootstrap_servers"], "bootstrap_servers");
@@ -182,13 +195,24 @@ void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s) {
   if (auto n = node["password"]) s.password = Secret(r.text(n, "password"));
   if (auto n = node["ca_file"]) s.ca_file = r.text(n, "ca_file");
   if (auto n = node["verify_certificates"]) s.verify_certificates = r.boolean(n, "verify_certificates");
-  if (auto n = node["connect_timeout"])
-    s.connect_timeout_s = static_cast<int>(r.size(n, "connect_timeout", 1, 3600));
-  if (auto n = node["retry_timeout"]) s.retry_timeout_s = static_cast<int>(r.size(n, "retry_timeout", 1, 86400));
   const bool sasl = s.security_protocol.rfind("SASL_", 0) == 0;
   if (sasl && (s.username.empty() || s.password.empty()))
     r.fail(node, "security_protocol " + s.security_protocol +
                      " needs source.username and source.password (use ${ENV_VAR} for the secret)");
+}
+
+void read_registry(const Reader& r, const YAML::Node& node, RegistryConfig& g) {
+  r.check_keys(node, "registry", {"url", "username", "password", "ca_file"});
+  if (!node["url"]) r.fail(node, "registry.url is required (e.g. https://psrc-xxxxx.<region>.<cloud>.confluent.cloud)");
+  g.url = r.text(node["url"], "url");
+  if (g.url.rfind("https://", 0) != 0 && g.url.rfind("http://", 0) != 0)
+    r.fail(node["url"], "registry.url must start with https:// (or http:// for a local registry)");
+  while (!g.url.empty() && g.url.back() == '/') g.url.pop_back();
+  if (auto n = node["username"]) g.username = r.text(n, "username");
+  if (auto n = node["password"]) g.password = Secret(r.text(n, "password"));
+  if (auto n = node["ca_file"]) g.ca_file = r.text(n, "ca_file");
+  if (g.username.empty() != g.password.empty())
+    r.fail(node, "registry.username and registry.password go together (the registry API key and secret)");
 }
 
 void read_topics(const Reader& r, const YAML::Node& node, TopicSelection& t) {
@@ -228,7 +252,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
                                         ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) r.fail(root, "a manifest is a YAML mapping with source, topics and warehouse");
-  r.check_keys(root, "the manifest", {"name", "source", "topics", "warehouse", "batch", "limits"});
+  r.check_keys(root, "the manifest", {"name", "source", "registry", "topics", "warehouse", "batch", "limits"});
 
   Manifest m;
   m.file = file;
@@ -241,7 +265,8 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
                          "letter or digit; got '" + m.name + "'");
 
   if (!root["source"]) r.fail(root, "the manifest needs a 'source' section (bootstrap_servers, ...)");
-  read_source(r, root["source"], m.source);
+  read_source(r, root["source"], m.source, m.saved_source);
+  if (auto n = root["registry"]) read_registry(r, n, m.registry);
   if (auto n = root["topics"]) read_topics(r, n, m.topics);
   if (!root["warehouse"]) r.fail(root, "the manifest needs a 'warehouse' section (path, schema)");
   read_warehouse(r, root["warehouse"], m.warehouse, base);

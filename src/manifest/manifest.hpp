@@ -34,6 +34,15 @@ struct SourceConfig {
   int retry_timeout_s = 300;               // outage tolerated mid-sync before giving up
 };
 
+// Optional Schema Registry (Confluent-compatible API), with its own key and secret.
+struct RegistryConfig {
+  std::string url;         // e.g. https://psrc-xxxxx.eu-central-1.aws.confluent.cloud; empty: none
+  std::string username;    // registry API key
+  Secret password;         // registry API secret
+  std::string ca_file;     // PEM CA bundle; system CAs when empty
+  bool configured() const { return !url.empty(); }
+};
+
 struct TopicSelection {
   std::vector<std::string> names;     // exact topic names
   std::vector<std::string> prefixes;  // e.g. "orders."
@@ -61,6 +70,9 @@ struct Manifest {
   std::filesystem::path file;  // where it was loaded from
   std::string name;            // the sync ID; defaults to the file's stem
   SourceConfig source;
+  std::string saved_source;    // `source: {saved: NAME}`: settings come from `krow connect`
+  std::string bound_cluster_id;  // set from a saved source: the cluster its key was checked on
+  RegistryConfig registry;
   TopicSelection topics;
   WarehouseConfig warehouse;
   BatchConfig batch;

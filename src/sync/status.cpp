@@ -1,9 +1,11 @@
 #include "sync/status.hpp"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <ctime>
-#include <map>
 #include <sstream>
+#include <vector>
 
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
@@ -21,9 +23,35 @@ std::string iso_time(int64_t ms) {
   return buf;
 }
 
+struct Stopped {
+  std::string topic;
+  std::string table;
+  std::string error;
+};
+
+// Tables the most recent run stopped, read from its record.
+std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
+  std::vector<Stopped> out;
+  if (runs.empty()) return out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(runs.front().json).get(doc)) return out;
+  simdjson::dom::array tables;
+  if (doc["tables"].get(tables)) return out;
+  for (auto t : tables) {
+    std::string_view error;
+    if (t["error"].get(error)) continue;  // null: not stopped
+    std::string_view topic, table;
+    (void)t["topic"].get(topic);
+    (void)t["table"].get(table);
+    out.push_back({std::string(topic), std::string(table), std::string(error)});
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string format_status(const Manifest& manifest, Warehouse& warehouse, bool json) {
+std::string format_status(const Manifest& manifest, Warehouse& warehouse, const ClusterView& cluster, bool json) {
   auto positions = warehouse.positions(manifest.name);
   std::sort(positions.begin(), positions.end(), [](const StoredPosition& a, const StoredPosition& b) {
     return std::tie(a.topic, a.topic_id, a.partition) < std::tie(b.topic, b.topic_id, b.partition);
@@ -32,21 +60,37 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, bool j
   for (const auto& t : warehouse.tables())
     if (t.sync_id == manifest.name) table_of[t.topic] = t.table;
   const auto runs = warehouse.runs(manifest.name, 5);
+  const auto stopped = stopped_tables(runs);
+  // Lag applies to the live incarnation of a topic: the one whose ID the last run read.
+  auto lso = [&](const StoredPosition& p) -> int64_t {
+    auto it = cluster.last_stable.find({p.topic, p.partition});
+    return it == cluster.last_stable.end() ? -1 : it->second;
+  };
 
   if (json) {
     JsonWriter w;
     w.begin_object().field("sync_id", manifest.name).field("warehouse", warehouse.describe());
+    w.field("lag_group", "krow-" + manifest.name).field("cluster_reachable", cluster.reachable);
+    if (!cluster.reachable) w.field("cluster_unreachable_reason", cluster.why_not);
     w.key("positions").begin_array();
-    for (const auto& p : positions)
+    for (const auto& p : positions) {
       w.begin_object().field("topic", p.topic).field("table", table_of[p.topic]).field("topic_id", p.topic_id)
-          .field("partition", p.partition).field("position", p.next_offset).end_object();
+          .field("partition", p.partition).field("position", p.next_offset);
+      if (const auto l = lso(p); l >= 0) w.field("last_stable_offset", l).field("lag", std::max<int64_t>(l - p.next_offset, 0));
+      else w.key("last_stable_offset").null().key("lag").null();
+      w.end_object();
+    }
+    w.end_array().key("stopped_tables").begin_array();
+    for (const auto& s : stopped) w.begin_object().field("topic", s.topic).field("table", s.table).field("error", s.error).end_object();
     w.end_array().key("runs").begin_array();
     for (const auto& r : runs) w.raw(r.json);
     w.end_array().end_object();
     return w.str() + "\n";
   }
+
   std::ostringstream out;
-  out << "Sync '" << manifest.name << "' in " << warehouse.describe() << "\n";
+  out << "Sync '" << manifest.name << "' in " << warehouse.describe() << " (lag group krow-" << manifest.name << ")\n";
+  if (!cluster.reachable) out << "  last stable offsets and lag unknown: " << cluster.why_not << "\n";
   if (positions.empty()) out << "  no committed positions yet: run `krow sync` first\n";
   std::string last;
   for (const auto& p : positions) {
@@ -56,9 +100,14 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, bool j
           << p.topic_id << ")\n";
       last = head;
     }
-    out << "    partition " << p.partition << ": position " << with_thousands(static_cast<uint64_t>(p.next_offset))
-        << "\n";
+    out << "    partition " << p.partition << ": position " << with_thousands(static_cast<uint64_t>(p.next_offset));
+    if (const auto l = lso(p); l >= 0)
+      out << ", last stable offset " << with_thousands(static_cast<uint64_t>(l)) << ", lag "
+          << with_thousands(static_cast<uint64_t>(std::max<int64_t>(l - p.next_offset, 0)));
+    out << "\n";
   }
+  if (!stopped.empty()) out << "\nStopped tables (skipped until the cause is gone; re-checked by every sync):\n";
+  for (const auto& s : stopped) out << "  " << s.topic << " -> " << s.table << ": stopped: " << s.error << "\n";
   if (!runs.empty()) out << "\nRecent runs:\n";
   for (const auto& r : runs)
     out << "  " << r.run_id << "  " << iso_time(r.started_at_ms) << "  " << r.status << "  "

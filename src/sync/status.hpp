@@ -1,14 +1,23 @@
 #pragma once
-// `krow status`: what the warehouse says about a sync — stored positions per table and
-// partition, and its recent runs with their errors. Reads only the warehouse.
+// `krow status`: per table and partition the stored position and, when the cluster
+// answers, the last stable offset and the lag; the tables the last run stopped, with their
+// fix; and recent runs.
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "manifest/manifest.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
 
-std::string format_status(const Manifest& manifest, Warehouse& warehouse, bool json);
+struct ClusterView {
+  bool reachable = false;
+  std::string why_not;  // when not reachable
+  std::map<std::pair<std::string, int32_t>, int64_t> last_stable;  // (topic, partition) → LSO
+};
+
+std::string format_status(const Manifest& manifest, Warehouse& warehouse, const ClusterView& cluster, bool json);
 
 }  // namespace krow

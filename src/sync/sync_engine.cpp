@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -121,6 +122,13 @@ SyncResult SyncRun::run() {
   kafka::Client client(manifest_.source, kafka::ClientOptions{"krow-" + manifest_.name, 32768, options_.verbose});
   client.check_connection(std::chrono::seconds(manifest_.source.connect_timeout_s));
   kafka::Cluster cluster(client);
+  if (!manifest_.bound_cluster_id.empty()) {
+    const auto id = cluster.cluster_id();
+    if (id != manifest_.bound_cluster_id)
+      throw Error(ErrorClass::fatal_run, "saved source '" + manifest_.saved_source + "' is bound to cluster " +
+                                             manifest_.bound_cluster_id + ", but its bootstrap servers now answer as "
+                                             "cluster " + id + "; refusing to mix clusters in one sync");
+  }
   plan_ = make_plan(cluster, *warehouse_, manifest_);
   prepare_tables();
 
@@ -234,7 +242,10 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
     messages.clear();
     reader.poll(messages, 1024, 100);
     const auto now = std::chrono::steady_clock::now();
-    if (!messages.empty()) {
+    const bool progressed = std::any_of(messages.begin(), messages.end(), [](const kafka::Message& m) {
+      return !m.error() || m.error() == RD_KAFKA_RESP_ERR__PARTITION_EOF;
+    });
+    if (progressed) {
       last_progress = now;
     } else if (now - last_progress > retry_timeout) {
       throw Error(ErrorClass::transient,

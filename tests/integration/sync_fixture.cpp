@@ -22,7 +22,7 @@ std::string slurp(const std::filesystem::path& p) {
 }
 
 pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& out,
-            const std::filesystem::path& err) {
+            const std::filesystem::path& err, const std::vector<std::string>& extra_env) {
   std::vector<std::string> argv_s{KROW_BINARY};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -34,7 +34,13 @@ pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& o
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+  env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
+  std::vector<char*> envp;
+  for (auto& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) throw std::runtime_error("cannot start " + argv_s[0]);
   return pid;
@@ -82,7 +88,7 @@ std::string SyncTest::write_manifest(const std::vector<std::string>& topics, con
 
 RunOutput SyncTest::krow(const std::vector<std::string>& args) {
   const auto out = dir_ / "krow.out", err = dir_ / "krow.err";
-  const pid_t pid = spawn(args, out, err);
+  const pid_t pid = spawn(args, out, err, extra_env_);
   int status = 0;
   waitpid(pid, &status, 0);
   RunOutput r;
@@ -93,13 +99,24 @@ RunOutput SyncTest::krow(const std::vector<std::string>& args) {
 }
 
 pid_t SyncTest::start_krow(const std::vector<std::string>& args) {
-  return spawn(args, dir_ / "krow-bg.out", dir_ / "krow-bg.err");
+  return spawn(args, dir_ / "krow-bg.out", dir_ / "krow-bg.err", extra_env_);
 }
 
 RunOutput SyncTest::sync_ok(const std::string& manifest) {
   auto r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
   return r;
+}
+
+std::string SyncTest::sasl_bootstrap() {
+  const char* b = std::getenv("KROW_TEST_SASL_BOOTSTRAP");
+  return b && *b ? b : "127.0.0.1:9093";
+}
+
+std::string SyncTest::kafka_ca_file() {
+  if (const char* c = std::getenv("KROW_TEST_KAFKA_CA"); c && *c) return c;
+  const char* services = std::getenv("KROW_SERVICES_DIR");
+  return (services && *services ? std::string(services) : source_dir() + "/.services") + "/kafka/tls/ca.pem";
 }
 
 std::string SyncTest::table_of(const std::string& topic) {

@@ -50,6 +50,15 @@ class SyncTest : public ::testing::Test {
   // Table name of a topic as krow maps it (lower case, [a-z0-9_]).
   static std::string table_of(const std::string& topic);
 
+  // The broker's SASL_SSL listener (PLAIN, ACLs enforced) and its CA, as scripts/kafka.sh
+  // starts it: users admin/admin-secret (super user) and krow/krow-secret (no rights).
+  static std::string sasl_bootstrap();
+  static std::string kafka_ca_file();
+  static std::string source_dir() { return KROW_SOURCE_DIR; }
+
+  // Environment variables added to every krow run of this test ("NAME=value").
+  std::vector<std::string> extra_env_;
+
   std::string bootstrap_ = test_bootstrap();
   Admin admin_{bootstrap_};
 

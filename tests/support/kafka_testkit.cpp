@@ -106,6 +106,52 @@ void Admin::delete_topic(const std::string& name) {
   }
 }
 
+void Admin::grant(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
+                  rd_kafka_AclOperation_t operation) {
+  char err[512];
+  rd_kafka_AclBinding_t* acl = rd_kafka_AclBinding_new(
+      type, name.c_str(), prefixed ? RD_KAFKA_RESOURCE_PATTERN_PREFIXED : RD_KAFKA_RESOURCE_PATTERN_LITERAL,
+      principal.c_str(), "*", operation, RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW, err, sizeof err);
+  if (!acl) throw std::runtime_error(std::string("acl: ") + err);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk_);
+  rd_kafka_CreateAcls(rk_, &acl, 1, nullptr, q);
+  rd_kafka_event_t* ev = await(q, "create acl");
+  std::string failure = rd_kafka_event_error(ev) ? rd_kafka_event_error_string(ev) : "";
+  size_t n = 0;
+  const auto** res = rd_kafka_CreateAcls_result_acls(rd_kafka_event_CreateAcls_result(ev), &n);
+  for (size_t i = 0; i < n; ++i)
+    if (const auto* e = rd_kafka_acl_result_error(res[i])) failure = rd_kafka_error_string(e);
+  rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_AclBinding_destroy(acl);
+  if (!failure.empty()) throw std::runtime_error("create acl: " + failure);
+  // KRaft applies ACLs through the metadata log: give the broker a moment.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+}
+
+std::map<int32_t, int64_t> Admin::group_offsets(const std::string& group, const std::string& topic, int partitions) {
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(list, topic.c_str(), p);
+  rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list);
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk_);
+  rd_kafka_ListConsumerGroupOffsets(rk_, &req, 1, nullptr, q);
+  rd_kafka_event_t* ev = await(q, "list group offsets");
+  std::map<int32_t, int64_t> out;
+  std::string failure = rd_kafka_event_error(ev) ? rd_kafka_event_error_string(ev) : "";
+  size_t n = 0;
+  const auto** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(rd_kafka_event_ListConsumerGroupOffsets_result(ev), &n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto* parts = rd_kafka_group_result_partitions(groups[i]);
+    for (int j = 0; parts && j < parts->cnt; ++j) out[parts->elems[j].partition] = parts->elems[j].offset;
+  }
+  rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_ListConsumerGroupOffsets_destroy(req);
+  if (!failure.empty()) throw std::runtime_error("list group offsets: " + failure);
+  return out;
+}
+
 void Admin::wait_for_topic(const std::string& name, int partitions) {
   for (int i = 0; i < 100; ++i) {
     rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, name.c_str(), nullptr);

@@ -34,6 +34,13 @@ class Admin {
   bool create_topic(const std::string& name, int partitions,
                     const std::map<std::string, std::string>& configs = {});
   void delete_topic(const std::string& name);
+  // Grants `principal` (e.g. "User:krow") an operation on a topic or group resource, by
+  // literal name or by prefix (`prefixed`). Waits until the broker applies it.
+  void grant(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
+             rd_kafka_AclOperation_t operation);
+  // Committed offsets of a consumer group for the partitions of `topic`; -1 where none.
+  std::map<int32_t, int64_t> group_offsets(const std::string& group, const std::string& topic, int partitions);
+
   // Waits until `name` can be described with `partitions` partitions (metadata settles).
   void wait_for_topic(const std::string& name, int partitions);
 
