@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     krow::SourceConfig source;
     source.bootstrap_servers = argv[1];
-    krow::kafka::Client client(source, {"krow-bench-ceiling"});
+    krow::kafka::Client client(source, {});
     krow::kafka::Cluster cluster(client);
     const auto desc = cluster.describe({argv[2]});
     if (desc.empty() || desc[0].error) throw std::runtime_error("cannot describe the topic");

@@ -57,7 +57,7 @@ krow::Manifest load(const std::string& path) {
 int cmd_plan(const std::string& manifest_path, const std::string& format) {
   const auto manifest = load(manifest_path);
   auto warehouse = krow::open_warehouse(manifest.warehouse, manifest.name, krow::OpenMode::read_only);
-  krow::kafka::Client client(manifest.source, {"krow-" + manifest.name});
+  krow::kafka::Client client(manifest.source, {});
   client.check_connection(std::chrono::seconds(manifest.source.connect_timeout_s));
   krow::kafka::Cluster cluster(client);
   const auto plan = krow::make_plan(cluster, *warehouse, manifest);
@@ -94,7 +94,7 @@ int cmd_status(const std::string& manifest_path, const std::string& format) {
   try {
     std::vector<krow::kafka::TopicPartition> tps;
     for (const auto& p : warehouse->positions(manifest.name)) tps.push_back({p.topic, p.partition});
-    krow::kafka::Client client(manifest.source, {"krow-" + manifest.name});
+    krow::kafka::Client client(manifest.source, {});
     client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
     krow::kafka::Cluster cluster(client, std::chrono::seconds(10));
     for (const auto& o : cluster.offsets(tps))

@@ -27,7 +27,7 @@ std::string lower(std::string s) {
 }  // namespace
 
 Client::Client(const SourceConfig& source, const ClientOptions& options)
-    : principal_(source.username), verbose_(options.verbose), group_id_(options.group_id) {
+    : principal_(source.username), verbose_(options.verbose) {
   ConfPtr conf(rd_kafka_conf_new());
   set(conf.get(), "bootstrap.servers", source.bootstrap_servers);
   set(conf.get(), "client.id", "krow");
@@ -41,8 +41,9 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   set(conf.get(), "enable.ssl.certificate.verification", source.verify_certificates ? "true" : "false");
   set(conf.get(), "ssl.endpoint.identification.algorithm", source.verify_certificates ? "https" : "none");
 
-  // Reading: assign() with explicit offsets, never subscribe, never commit automatically.
-  set(conf.get(), "group.id", options.group_id);
+  // Reading: assign() with explicit offsets and no consumer group: nothing is joined or
+  // committed by the reader (the lag group has a client of its own).
+  if (!options.group_id.empty()) set(conf.get(), "group.id", options.group_id);
   set(conf.get(), "enable.auto.commit", "false");
   set(conf.get(), "enable.auto.offset.store", "false");
   set(conf.get(), "isolation.level", "read_committed");
@@ -59,7 +60,6 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   rd_kafka_conf_set_opaque(conf.get(), this);
   rd_kafka_conf_set_error_cb(conf.get(), &Client::on_error);
   rd_kafka_conf_set_log_cb(conf.get(), &Client::on_log);
-  rd_kafka_conf_set_offset_commit_cb(conf.get(), &Client::on_commit);
 
   char err[512];
   rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
@@ -92,56 +92,6 @@ void Client::on_log(const rd_kafka_t* rk, int level, const char* fac, const char
   const auto* self = static_cast<const Client*>(rd_kafka_opaque(rk));
   // librdkafka redacts secrets in its own logs; we still show them only when asked.
   if (self && self->verbose_ && level <= 4) std::fprintf(stderr, "krow: kafka %s: %s\n", fac, buf);
-}
-
-void Client::on_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* offsets, void*) {
-  auto* self = static_cast<Client*>(rd_kafka_opaque(rk));
-  std::lock_guard lock(self->mu_);
-  --self->pending_commits_;
-  if (!err && offsets)
-    for (int i = 0; i < offsets->cnt; ++i)
-      if (offsets->elems[i].err) err = offsets->elems[i].err;
-  if (err && self->lag_off_.empty()) {
-    self->lag_off_ = std::string("lag reporting is off: the consumer group ") + self->group_id_ +
-                     " refused the positions (" + rd_kafka_err2str(err) + ")";
-    if (err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
-      self->lag_off_ += ". To see lag in Kafka's tools, grant " +
-                        (self->principal_.empty() ? std::string("krow's principal") : "User:" + self->principal_) +
-                        " READ on consumer groups with the prefix krow- (optional; syncs run the same without it)";
-  }
-}
-
-void Client::commit_group_offsets(const std::vector<GroupOffset>& offsets) {
-  {
-    std::lock_guard lock(mu_);
-    if (!lag_off_.empty() || offsets.empty()) return;
-    ++pending_commits_;
-  }
-  PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
-  for (const auto& o : offsets) rd_kafka_topic_partition_list_add(list.get(), o.topic.c_str(), o.partition)->offset = o.offset;
-  if (const auto err = rd_kafka_commit(rk_, list.get(), /*async=*/1)) {
-    std::lock_guard lock(mu_);
-    --pending_commits_;
-    if (lag_off_.empty()) lag_off_ = std::string("lag reporting is off: ") + rd_kafka_err2str(err);
-  }
-}
-
-void Client::await_group_commits(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    serve_callbacks();
-    {
-      std::lock_guard lock(mu_);
-      if (pending_commits_ <= 0) return;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
-std::string Client::lag_reporting_off() const {
-  std::lock_guard lock(mu_);
-  return lag_off_;
 }
 
 rd_kafka_resp_err_t Client::fatal_error(std::string* reason) const {

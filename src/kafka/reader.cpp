@@ -4,18 +4,31 @@
 
 namespace krow::kafka {
 
-Reader::Reader(Client& client, const std::vector<Assignment>& assignments) : client_(client) {
-  PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(assignments.size())));
-  for (const auto& a : assignments)
-    rd_kafka_topic_partition_list_add(list.get(), a.topic.c_str(), a.partition)->offset = a.start_offset;
-  if (const auto err = rd_kafka_assign(client_.handle(), list.get()))
-    throw make_error(err, "assigning partitions to read");
-  queue_.reset(rd_kafka_queue_get_consumer(client_.handle()));
+Reader::Reader(Client& client, const std::vector<Assignment>& assignments)
+    : client_(client), queue_(rd_kafka_queue_new(client.handle())) {
+  try {
+    for (const auto& a : assignments) {
+      auto& rkt = topics_[a.topic];
+      if (!rkt) rkt = rd_kafka_topic_new(client_.handle(), a.topic.c_str(), nullptr);
+      if (!rkt) throw make_error(rd_kafka_last_error(), "opening topic " + a.topic);
+      if (rd_kafka_consume_start_queue(rkt, a.partition, a.start_offset, queue_.get()) != 0)
+        throw make_error(rd_kafka_last_error(), "starting to read " + a.topic + " partition " +
+                                                    std::to_string(a.partition));
+      running_[{a.topic, a.partition}] = true;
+    }
+  } catch (...) {
+    this->~Reader();  // stop what was started before rethrowing
+    throw;
+  }
 }
 
 Reader::~Reader() {
+  for (auto& [tp, running] : running_)
+    if (running) rd_kafka_consume_stop(topics_[tp.first], tp.second);
+  running_.clear();
+  for (auto& [name, rkt] : topics_) rd_kafka_topic_destroy(rkt);
+  topics_.clear();
   queue_.reset();
-  rd_kafka_assign(client_.handle(), nullptr);
 }
 
 size_t Reader::poll(std::vector<Message>& out, size_t max, int timeout_ms) {
@@ -28,9 +41,10 @@ size_t Reader::poll(std::vector<Message>& out, size_t max, int timeout_ms) {
 }
 
 void Reader::stop(const std::string& topic, int32_t partition) {
-  PartitionListPtr list(rd_kafka_topic_partition_list_new(1));
-  rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition);
-  rd_kafka_pause_partitions(client_.handle(), list.get());
+  auto it = running_.find({topic, partition});
+  if (it == running_.end() || !it->second) return;
+  it->second = false;
+  rd_kafka_consume_stop(topics_[topic], partition);
 }
 
 }  // namespace krow::kafka

@@ -1,9 +1,13 @@
 #pragma once
-// Reads assigned partitions from given offsets through the client's consumer queue.
-// It never joins or commits to a consumer group: positions are krow's own and are stored
-// in the warehouse with the rows they describe.
+// Reads given partitions from given offsets into one queue. It uses librdkafka's simple
+// (partition) consumer: no consumer group is ever involved, so nothing is joined,
+// committed or looked up for a group while reading. Positions are krow's own and are
+// stored in the warehouse with the rows they describe.
+//
+// Thread: one thread (the reading thread) for the object's whole life.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,12 +35,14 @@ class Reader {
   // waiting at most `timeout_ms` for the first one.
   size_t poll(std::vector<Message>& out, size_t max, int timeout_ms);
 
-  // Stops fetching a partition that has reached its boundary.
+  // Stops fetching a partition (it reached its boundary, or its table stopped).
   void stop(const std::string& topic, int32_t partition);
 
  private:
   Client& client_;
   QueuePtr queue_;
+  std::map<std::string, rd_kafka_topic_t*> topics_;              // owned topic handles
+  std::map<std::pair<std::string, int32_t>, bool> running_;      // partitions being fetched
   std::vector<rd_kafka_message_t*> scratch_;
 };
 

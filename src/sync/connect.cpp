@@ -27,10 +27,20 @@ void check_registry(const RegistryConfig& registry) {
 
 ConnectReport connect_source(SavedSource candidate, const SecretStore& store) {
   ConnectReport report;
-  kafka::Client client(candidate.source, {"krow-connect-check"});
+  kafka::Client client(candidate.source, {});
   client.check_connection(std::chrono::seconds(candidate.source.connect_timeout_s));
   kafka::Cluster cluster(client);
   report.cluster_id = cluster.cluster_id();
+
+  if (store.exists(candidate.name)) {
+    const auto existing = store.load(candidate.name);
+    if (existing.cluster_id != report.cluster_id)
+      throw Error(ErrorClass::fatal_run, "source '" + candidate.name + "' is bound to cluster " + existing.cluster_id +
+                                             ", but this key belongs to cluster " + report.cluster_id +
+                                             "; a rotated key must be for the same cluster. Use another source name "
+                                             "for another cluster");
+    report.replaced = true;
+  }
 
   std::vector<std::string> names;
   for (const auto& n : cluster.topic_names())
@@ -49,15 +59,6 @@ ConnectReport connect_source(SavedSource candidate, const SecretStore& store) {
     report.registry_checked = true;
   }
 
-  if (store.exists(candidate.name)) {
-    const auto existing = store.load(candidate.name);
-    if (existing.cluster_id != report.cluster_id)
-      throw Error(ErrorClass::fatal_run, "source '" + candidate.name + "' is bound to cluster " + existing.cluster_id +
-                                             ", but this key belongs to cluster " + report.cluster_id +
-                                             "; a rotated key must be for the same cluster. Use another source name "
-                                             "for another cluster");
-    report.replaced = true;
-  }
   candidate.cluster_id = report.cluster_id;
   candidate.saved_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               std::chrono::system_clock::now().time_since_epoch())

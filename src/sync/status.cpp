@@ -42,8 +42,7 @@ std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
     std::string_view error;
     if (t["error"].get(error)) continue;  // null: not stopped
     std::string_view topic, table;
-    (void)t["topic"].get(topic);
-    (void)t["table"].get(table);
+    if (t["topic"].get(topic) || t["table"].get(table)) continue;
     out.push_back({std::string(topic), std::string(table), std::string(error)});
   }
   return out;
@@ -105,6 +104,12 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
       out << ", last stable offset " << with_thousands(static_cast<uint64_t>(l)) << ", lag "
           << with_thousands(static_cast<uint64_t>(std::max<int64_t>(l - p.next_offset, 0)));
     out << "\n";
+  }
+  if (cluster.reachable && !positions.empty()) {
+    int64_t total = 0;
+    for (const auto& p : positions)
+      if (const auto l = lso(p); l >= 0) total += std::max<int64_t>(l - p.next_offset, 0);
+    out << "total lag " << with_thousands(static_cast<uint64_t>(total)) << " message(s)\n";
   }
   if (!stopped.empty()) out << "\nStopped tables (skipped until the cause is gone; re-checked by every sync):\n";
   for (const auto& s : stopped) out << "  " << s.topic << " -> " << s.table << ": stopped: " << s.error << "\n";

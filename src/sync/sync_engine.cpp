@@ -14,6 +14,7 @@
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "kafka/errors.hpp"
+#include "kafka/lag_group.hpp"
 #include "kafka/reader.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/batch_writer.hpp"
@@ -109,6 +110,7 @@ class SyncRun {
   size_t active_partitions_ = 0;
   PayloadDecoder decoder_;
   std::unique_ptr<RowBatch> batch_ = std::make_unique<RowBatch>();
+  std::unique_ptr<kafka::LagGroup> lag_group_;  // outlives the writer that uses it
   std::unique_ptr<BatchWriter> writer_;
   SyncResult result_;
 };
@@ -119,7 +121,7 @@ SyncResult SyncRun::run() {
   result_.run_id = new_run_id();
   warehouse_ = open_warehouse(manifest_.warehouse, manifest_.name, OpenMode::write);
 
-  kafka::Client client(manifest_.source, kafka::ClientOptions{"krow-" + manifest_.name, 32768, options_.verbose});
+  kafka::Client client(manifest_.source, kafka::ClientOptions{{}, 32768, options_.verbose});
   client.check_connection(std::chrono::seconds(manifest_.source.connect_timeout_s));
   kafka::Cluster cluster(client);
   if (!manifest_.bound_cluster_id.empty()) {
@@ -141,8 +143,8 @@ SyncResult SyncRun::run() {
     result_.errors.push_back(e.what());
   }
   progress.finish();
-  client.await_group_commits(std::chrono::seconds(5));
-  result_.lag_reporting_off = client.lag_reporting_off();
+  if (lag_group_) result_.lag_reporting_off = lag_group_->reason();
+  lag_group_.reset();
 
   for (const auto& t : topics_) {
     result_.decode_errors += t.decode_errors;
@@ -205,10 +207,11 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id);
   // Positions also go to the lag group once committed, so Kafka's tools can show lag.
-  auto publish = [&client](const std::vector<PositionUpdate>& positions) {
-    std::vector<kafka::Client::GroupOffset> offsets;
+  lag_group_ = std::make_unique<kafka::LagGroup>(client, "krow-" + manifest_.name);
+  auto publish = [this](const std::vector<PositionUpdate>& positions) {
+    std::vector<kafka::LagGroup::Offset> offsets;
     for (const auto& p : positions) offsets.push_back({p.topic, p.partition, p.next_offset});
-    client.commit_group_offsets(offsets);
+    lag_group_->commit(offsets);
   };
   writer_ = std::make_unique<BatchWriter>(*warehouse_, manifest_.name, std::move(spare), publish);
   struct Drain {  // whatever happens, committed counts are read after the writer stops

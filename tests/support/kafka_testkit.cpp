@@ -129,6 +129,24 @@ void Admin::grant(rd_kafka_ResourceType_t type, const std::string& name, bool pr
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
 }
 
+void Admin::revoke(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
+                   rd_kafka_AclOperation_t operation) {
+  char err[512];
+  rd_kafka_AclBindingFilter_t* filter = rd_kafka_AclBindingFilter_new(
+      type, name.c_str(), prefixed ? RD_KAFKA_RESOURCE_PATTERN_PREFIXED : RD_KAFKA_RESOURCE_PATTERN_LITERAL,
+      principal.c_str(), nullptr, operation, RD_KAFKA_ACL_PERMISSION_TYPE_ANY, err, sizeof err);
+  if (!filter) throw std::runtime_error(std::string("acl filter: ") + err);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk_);
+  rd_kafka_DeleteAcls(rk_, &filter, 1, nullptr, q);
+  rd_kafka_event_t* ev = await(q, "delete acls");
+  std::string failure = rd_kafka_event_error(ev) ? rd_kafka_event_error_string(ev) : "";
+  rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_AclBinding_destroy(filter);
+  if (!failure.empty()) throw std::runtime_error("delete acls: " + failure);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+}
+
 std::map<int32_t, int64_t> Admin::group_offsets(const std::string& group, const std::string& topic, int partitions) {
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
   for (int p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(list, topic.c_str(), p);

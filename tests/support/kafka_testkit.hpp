@@ -38,6 +38,10 @@ class Admin {
   // literal name or by prefix (`prefixed`). Waits until the broker applies it.
   void grant(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
              rd_kafka_AclOperation_t operation);
+  // Removes the ACLs that grant() made with the same arguments (all operations when
+  // `operation` is RD_KAFKA_ACL_OPERATION_ANY).
+  void revoke(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
+              rd_kafka_AclOperation_t operation = RD_KAFKA_ACL_OPERATION_ANY);
   // Committed offsets of a consumer group for the partitions of `topic`; -1 where none.
   std::map<int32_t, int64_t> group_offsets(const std::string& group, const std::string& topic, int partitions);
 

@@ -1,8 +1,9 @@
 #pragma once
 // Text forms of Avro values whose JSON shape is not a plain number or string: decimals,
-// dates, times, timestamps, UUIDs, durations and non-finite floats. Pure functions that
-// append to a caller-owned buffer and never allocate beyond growing it; any thread may call
-// them. They are separate from the decoder so that each form is tested on its own.
+// dates, times, timestamps, UUIDs and floats. Pure functions that any thread may call; they
+// are separate from the decoder so that each form is tested on its own. Each comes twice:
+// write_* writes into a caller-owned char buffer of at least the stated size and returns
+// the end of what it wrote (the decoder's hot path), append_* appends to a std::string.
 
 #include <cstddef>
 #include <cstdint>
@@ -44,5 +45,24 @@ void append_double(std::string& out, double value);
 
 // Same for a float: the shortest text that reads back to the same float.
 void append_float(std::string& out, float value);
+
+// Buffer sizes for the write_* forms (bounds, not exact lengths).
+inline constexpr size_t kMaxDateChars = 32;       // "+292277026596-12-04" and the like
+inline constexpr size_t kMaxTimeChars = 24;       // "HH:MM:SS.fffffffff"
+inline constexpr size_t kMaxTimestampChars = 64;  // date, 'T', time, 'Z'
+inline constexpr size_t kUuidChars = 36;
+inline constexpr size_t kMaxFloatingChars = 32;   // to_chars' shortest double, or "-Infinity" quoted
+inline size_t decimal_max_chars(size_t size, int32_t scale) {
+  // ceil(8 * size * log10(2)) digits at most, a sign, "0." and the scale's leading zeros.
+  return size * 241 / 100 + 2 + static_cast<size_t>(scale) + 4;
+}
+
+char* write_decimal(char* out, const uint8_t* bytes, size_t size, int32_t scale);
+char* write_date(char* out, int64_t days);
+char* write_time_of_day(char* out, int64_t value, int digits);
+char* write_timestamp(char* out, int64_t value, int digits, bool utc);
+char* write_uuid(char* out, const uint8_t* bytes);
+char* write_double(char* out, double value);
+char* write_float(char* out, float value);
 
 }  // namespace krow::avro

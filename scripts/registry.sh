@@ -1,0 +1,452 @@
+#!/usr/bin/env bash
+# Local Confluent-compatible schema registry (Apicurio Registry 3.x behind nginx, no Docker)
+# for krow's tests.
+#
+#   scripts/registry.sh start|stop|status
+#   scripts/registry.sh url        # prints the registry URL clients use
+#
+# Endpoints, all on 127.0.0.1:
+#   HTTPS $KROW_REGISTRY_PORT      (8081)  nginx: TLS + HTTP basic auth, proxies / to the
+#                                          Confluent-compatible API, so clients use
+#                                          https://127.0.0.1:8081 like a Confluent Cloud URL:
+#                                            registry/registry-secret  reads and writes
+#                                            reader/reader-secret      reads only (GET, HEAD, and
+#                                                                      the POST look-ups); 403 else
+#   HTTP  $KROW_REGISTRY_HTTP_PORT (18081) Apicurio itself, no auth (API under /apis/ccompat/v7)
+#   HTTP  $KROW_REGISTRY_MANAGEMENT_PORT (18082) Apicurio's health/metrics (/health/ready)
+# TLS CA: <services>/registry/tls/ca.pem (server certificate for localhost and 127.0.0.1).
+# Storage is in memory: every start begins with an empty registry (schema ids from 1).
+#
+# Everything (application, config, logs) lives in <services>/registry, where <services> is
+# $KROW_SERVICES_DIR or <repo>/.services. The application comes from Maven Central via
+# scripts/registry/pom.xml (version: $KROW_REGISTRY_VERSION or the pom's apicurio.version).
+# Apicurio 3.1+ needs Java 21+: the first suitable one of $KROW_REGISTRY_JAVA, $JAVA_HOME,
+# `java`, /usr/lib/jvm/* is used. nginx is Debian's, installed with apt-get when missing,
+# and run as a private instance (own config, pid and logs); the system service is not touched.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tmpl="$root/scripts/registry"
+services=${KROW_SERVICES_DIR:-$root/.services}
+mkdir -p "$services"
+services=$(cd "$services" && pwd)
+rdir="$services/registry"
+app="$rdir/app"
+logs="$rdir/logs"
+tls="$rdir/tls"
+ngx="$rdir/nginx"
+ngx_conf="$ngx/nginx.conf"
+pidfile="$rdir/registry.pid"
+ngx_pidfile="$ngx/nginx.pid"
+
+host=127.0.0.1
+port=${KROW_REGISTRY_PORT:-8081}
+http_port=${KROW_REGISTRY_HTTP_PORT:-18081}
+mgmt_port=${KROW_REGISTRY_MANAGEMENT_PORT:-18082}
+start_timeout=${KROW_REGISTRY_START_TIMEOUT:-90}
+stop_timeout=30
+version=${KROW_REGISTRY_VERSION:-$(sed -n 's:.*<apicurio.version>\(.*\)</apicurio.version>.*:\1:p' "$tmpl/pom.xml")}
+[[ -n $version ]] || { echo "[registry] no apicurio.version in $tmpl/pom.xml" >&2; exit 1; }
+
+# user:password pairs; the first one may write.
+writer_user=registry writer_secret=registry-secret
+reader_user=reader reader_secret=reader-secret
+
+log() { printf '[registry] %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+registry_java_opts=(-Xmx384m -Xms64m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+  -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true
+  # Marks the process as ours (see is_our_registry).
+  "-Dkrow.registry.dir=$rdir"
+  "-Dquarkus.http.host=$host" "-Dquarkus.http.port=$http_port"
+  "-Dquarkus.management.host=$host" "-Dquarkus.management.port=$mgmt_port"
+  # In-memory H2 (the default storage); a small pool is plenty for tests.
+  -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2
+  -Dapicurio.datasource.jdbc.initial-size=2 -Dapicurio.datasource.jdbc.min-size=2
+  -Dapicurio.datasource.jdbc.max-size=20
+  # Tests delete subjects and versions (DELETE /subjects/...), as with Confluent's registry.
+  -Dapicurio.rest.deletion.artifact.enabled=true
+  -Dapicurio.rest.deletion.artifact-version.enabled=true
+  -Dapicurio.rest.deletion.group.enabled=true
+  "-Dapicurio.storage.snapshot.location=$rdir/tmp" "-Dapicurio.import.work-dir=$rdir/tmp"
+  "-Djava.io.tmpdir=$rdir/tmp"
+  '-Dquarkus.log.console.format=%d{yyyy-MM-dd HH:mm:ss,SSS} %-5p [%c{2.}] (%t) %s%e%n')
+
+# --- application ------------------------------------------------------------------------
+
+ensure_app() {
+  local want; want="$version $(sha256sum "$tmpl/pom.xml" | cut -d' ' -f1)"
+  if [[ -f $app/.resolved && $(<"$app/.resolved") == "$want" && -f $app/quarkus-run.jar ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null || die "mvn not found (run scripts/setup-deps.sh)"
+  log "fetching Apicurio Registry $version from Maven Central into $app"
+  mkdir -p "$rdir"
+  local tmp="$rdir/app.tmp.$$"
+  rm -rf "$tmp"
+  # Output goes to a file: Debian's Maven 3.8 emits stray ANSI resets even with -q -B.
+  # The plugin's marker files go under $tmp too, never into the source tree.
+  if ! mvn -q -B -Dstyle.color=never -f "$tmpl/pom.xml" dependency:unpack \
+    "-Dapicurio.version=$version" "-Dregistry.app.dir=$tmp" \
+    "-Dregistry.markers.dir=$tmp/.markers" >"$rdir/maven.log" 2>&1; then
+    sed 's/\x1b\[[0-9;]*m//g' "$rdir/maven.log" >&2
+    rm -rf "$tmp"
+    die "maven failed to fetch io.apicurio:apicurio-registry-app:$version:tar.gz:all (output above, also in $rdir/maven.log)"
+  fi
+  [[ -f $tmp/quarkus-run.jar ]] || { rm -rf "$tmp"; die "no quarkus-run.jar in apicurio-registry-app $version"; }
+  rm -rf "$tmp/.markers"
+  echo "$want" >"$tmp/.resolved"
+  rm -rf "$app"
+  mv "$tmp" "$app"
+}
+
+java_major() { # <java binary> -> feature version (8, 17, 21, 25...), or nothing
+  local v
+  v=$("$1" -version 2>&1 | sed -n 's/.* version "\([0-9][0-9.]*\).*/\1/p' | head -n 1)
+  [[ $v == 1.* ]] && v=${v#1.}
+  [[ -n $v ]] && echo "${v%%.*}"
+}
+
+find_java() { # prints a java binary able to run this Apicurio version
+  local need=21 j m
+  # 3.1+ is compiled for Java 21; 3.0.x and 2.x were built for Java 17 (not tried here).
+  [[ $version == 3.0.* || $version == 2.* ]] && need=17
+  local candidates=()
+  [[ -n ${KROW_REGISTRY_JAVA:-} ]] && candidates+=("$KROW_REGISTRY_JAVA")
+  [[ -n ${JAVA_HOME:-} ]] && candidates+=("$JAVA_HOME/bin/java")
+  command -v java >/dev/null && candidates+=("$(command -v java)")
+  for j in /usr/lib/jvm/*/bin/java; do [[ -x $j ]] && candidates+=("$j"); done
+  for j in "${candidates[@]}"; do
+    [[ -x $j ]] || continue
+    m=$(java_major "$j" || true)
+    if [[ -n $m ]] && ((m >= need)); then echo "$j"; return 0; fi
+  done
+  die "Apicurio Registry $version needs Java $need or newer; none found (set KROW_REGISTRY_JAVA)"
+}
+
+# --- nginx ------------------------------------------------------------------------------
+
+nginx_bin() {
+  local b
+  for b in "$(command -v nginx 2>/dev/null || true)" /usr/sbin/nginx; do
+    [[ -n $b && -x $b ]] && { echo "$b"; return 0; }
+  done
+  return 1
+}
+
+ensure_nginx() {
+  nginx_bin >/dev/null && return 0
+  ((EUID == 0)) || die "nginx is not installed (apt-get install nginx-light, as root)"
+  log "installing Debian's nginx (the system service is not started or configured)"
+  export DEBIAN_FRONTEND=noninteractive
+  # Debian's nginx-light and nginx both ship the modules used here (ssl, auth_basic, proxy,
+  # auth_request, map); older and newer releases name the flavours differently.
+  { apt-get install -y -qq nginx-light || { apt-get update -qq && apt-get install -y -qq nginx-light; } ||
+    apt-get install -y -qq nginx; } >"$rdir/apt.log" 2>&1 ||
+    { cat "$rdir/apt.log" >&2; die "apt-get could not install nginx"; }
+  nginx_bin >/dev/null || die "nginx still missing after apt-get install"
+}
+
+ensure_tls() {
+  [[ -s $tls/ca.pem && -s $tls/server.pem && -s $tls/server.key ]] && return 0
+  command -v openssl >/dev/null || die "openssl not found"
+  log "creating throw-away CA and server certificate in $tls"
+  rm -rf "$tls.tmp"; mkdir -p "$tls.tmp"
+  (
+    cd "$tls.tmp"
+    umask 077
+    openssl genpkey -quiet -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out ca.key
+    openssl req -x509 -new -key ca.key -sha256 -days 3650 -subj "/CN=krow test registry CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+      -out ca.pem
+    openssl genpkey -quiet -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out server.key
+    openssl req -new -key server.key -subj "/CN=localhost" -out server.csr
+    printf '%s\n' "basicConstraints=CA:FALSE" "keyUsage=critical,digitalSignature,keyEncipherment" \
+      "extendedKeyUsage=serverAuth" "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+      "subjectKeyIdentifier=hash" "authorityKeyIdentifier=keyid" >server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -sha256 -days 3650 \
+      -extfile server.ext -out server.pem 2>/dev/null
+    rm -f server.csr server.ext ca.srl
+    chmod 644 ca.pem server.pem
+  ) || die "openssl failed"
+  rm -rf "$tls"
+  mv "$tls.tmp" "$tls"
+}
+
+write_nginx_conf() {
+  mkdir -p "$ngx/logs" "$ngx/tmp" "$ngx/static"
+  printf '{}' >"$ngx/static/root.json"
+  # htpasswd files: every user for reads, the writer alone for writes.
+  local hw hr
+  hw=$(openssl passwd -apr1 "$writer_secret") || die "openssl passwd failed"
+  hr=$(openssl passwd -apr1 "$reader_secret") || die "openssl passwd failed"
+  printf '%s:%s\n%s:%s\n' "$writer_user" "$hw" "$reader_user" "$hr" >"$ngx/htpasswd.tmp"
+  mv "$ngx/htpasswd.tmp" "$ngx/htpasswd"
+  local user_line=""
+  # As root, nginx's workers would otherwise run as nobody, who may not read .services.
+  ((EUID == 0)) && user_line="user root root;"
+  local text; text=$(<"$tmpl/nginx.conf.in")
+  text=${text//@USER_LINE@/"$user_line"}
+  text=${text//@HOST@/"$host"}
+  text=${text//@PORT@/"$port"}
+  text=${text//@HTTP_PORT@/"$http_port"}
+  text=${text//@NGINX_DIR@/"$ngx"}
+  text=${text//@TLS_DIR@/"$tls"}
+  text=${text//@WRITER@/"$writer_user"}
+  printf '%s\n' "$text" >"$ngx_conf.tmp"
+  mv "$ngx_conf.tmp" "$ngx_conf"
+}
+
+# --- process bookkeeping ----------------------------------------------------------------
+
+cmdline_of() { # <pid> -> command line joined with spaces, or nothing
+  if [[ -d /proc/$1 ]]; then
+    local args=()
+    mapfile -d '' -t args <"/proc/$1/cmdline" 2>/dev/null || true
+    printf '%s\n' "${args[*]}"
+  else
+    ps -o args= -p "$1" 2>/dev/null || true
+  fi
+}
+
+is_our_registry() { # <pid>
+  local cl; cl=$(cmdline_of "$1")
+  [[ $cl == *"-Dkrow.registry.dir=$rdir "*quarkus-run.jar* ]]
+}
+
+is_our_nginx() { # <pid>; nginx rewrites its title to "nginx: master process <argv>"
+  local cl; cl=$(cmdline_of "$1")
+  [[ $cl == "nginx: master process "*" -c $ngx_conf"* ]]
+}
+
+find_pid() { # <pidfile> <predicate>; prints the pid, scanning /proc if the pid file is lost
+  local pidf=$1 pred=$2 pid
+  if [[ -f $pidf ]]; then
+    pid=$(<"$pidf")
+    if [[ $pid =~ ^[0-9]+$ ]] && "$pred" "$pid"; then echo "$pid"; return 0; fi
+    rm -f "$pidf"
+  fi
+  [[ -d /proc ]] || return 1
+  local f
+  for f in /proc/[0-9]*/cmdline; do
+    pid=${f#/proc/}; pid=${pid%/cmdline}
+    if "$pred" "$pid"; then echo "$pid" >"$pidf"; echo "$pid"; return 0; fi
+  done 2>/dev/null
+  return 1
+}
+
+registry_pid() { find_pid "$pidfile" is_our_registry; }
+nginx_pid() { find_pid "$ngx_pidfile" is_our_nginx; }
+
+children_of() { # <pid> -> pids whose parent is <pid>
+  local f stat rest ppid
+  for f in /proc/[0-9]*/stat; do
+    stat=$(<"$f") || continue
+    rest=${stat##*) } # fields after "pid (comm) ": state ppid ...
+    read -r _ ppid _ <<<"$rest"
+    if [[ $ppid == "$1" ]]; then f=${f#/proc/}; echo "${f%/stat}"; fi
+  done 2>/dev/null
+  return 0
+}
+
+port_open() { # <port>
+  (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null
+}
+
+lock() { # serialise start/stop between concurrent callers
+  mkdir -p "$rdir"
+  exec 9>"$rdir/.lock"
+  if command -v flock >/dev/null; then
+    flock -w 180 9 || log "another start/stop still holds $rdir/.lock after 180s; going on"
+  fi
+}
+
+terminate() { # <name> <pid> [extra pids to reap]; TERM, wait, KILL
+  local name=$1 pid=$2; shift 2
+  local all=("$pid" "$@") p deadline=$((SECONDS + stop_timeout))
+  log "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do
+    if ((SECONDS >= deadline)); then
+      log "$name still running after ${stop_timeout}s, killing"
+      kill -KILL "${all[@]}" 2>/dev/null || true
+      break
+    fi
+    sleep 0.2
+  done
+  # Helpers (nginx workers) normally leave with their master; make sure of it.
+  for p in "${all[@]}"; do
+    deadline=$((SECONDS + 5))
+    while kill -0 "$p" 2>/dev/null; do
+      if ((SECONDS >= deadline)); then kill -KILL "$p" 2>/dev/null || true; fi
+      sleep 0.1
+    done
+  done
+}
+
+http_code() { # <curl args...> -> HTTP status code ("000" when unreachable)
+  curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@" 2>/dev/null || true
+}
+
+# --- subcommands ------------------------------------------------------------------------
+
+print_tail() {
+  local f
+  for f in "$logs/registry.log" "$ngx/logs/error.log"; do
+    [[ -s $f ]] || continue
+    log "---- last lines of $f ----"
+    tail -n 40 "$f" >&2
+  done
+}
+
+start_registry() { # starts Apicurio unless running; waits until it is ready
+  local pid
+  if pid=$(registry_pid); then return 0; fi
+  local p
+  for p in "$http_port" "$mgmt_port"; do
+    port_open "$p" && die "port $p on $host is already in use by another process"
+  done
+  ensure_app
+  local java; java=$(find_java)
+  mkdir -p "$logs" "$rdir/tmp" "$rdir/cds"
+  # Class data sharing archive (JDK 19+): written when the registry exits, reused by the next
+  # start. Cuts warm start-up time; a JVM change just makes a new one.
+  local cds=()
+  local major; major=$(java_major "$java")
+  if ((major >= 19)); then
+    cds=(-XX:+AutoCreateSharedArchive "-XX:SharedArchiveFile=$rdir/cds/registry-$version-java$major.jsa"
+      -Xlog:cds=off -Xlog:cds+dynamic=off)
+  fi
+  log "starting Apicurio Registry $version with $java (logs in $logs)"
+  # setsid: own session, so the registry survives the caller's terminal/process group;
+  # the inner bash records its own pid and then execs java, so the pid file is exact.
+  # fd 9 (the start/stop lock) must not be inherited.
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  setsid nohup bash -c 'echo $$ >"$1"; cd "$2"; shift 2; exec "$@"' registry-start "$pidfile" "$app" \
+    "$java" "${registry_java_opts[@]}" "${cds[@]}" -jar "$app/quarkus-run.jar" \
+    </dev/null >>"$logs/registry.log" 2>&1 9>&- &
+  disown 2>/dev/null || true
+
+  local deadline=$((SECONDS + start_timeout))
+  while :; do
+    pid=$(cat "$pidfile" 2>/dev/null || true)
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+      print_tail
+      rm -f "$pidfile"
+      die "registry exited during start-up"
+    fi
+    if [[ -n $pid && $(http_code "http://$host:$mgmt_port/health/ready") == 200 &&
+      $(http_code "http://$host:$http_port/apis/ccompat/v7/subjects") == 200 ]]; then
+      break
+    fi
+    if ((SECONDS >= deadline)); then
+      print_tail
+      die "registry not ready after ${start_timeout}s (pid ${pid:-?} left running; use '$0 stop')"
+    fi
+    sleep 0.25
+  done
+}
+
+start_nginx() {
+  local pid
+  if pid=$(nginx_pid); then return 0; fi
+  port_open "$port" && die "port $port on $host is already in use by another process"
+  ensure_nginx
+  ensure_tls
+  write_nginx_conf
+  local bin; bin=$(nginx_bin)
+  "$bin" -t -q -p "$ngx" -e "$ngx/logs/error.log" -c "$ngx_conf" 2>"$ngx/logs/configtest.log" || {
+    cat "$ngx/logs/configtest.log" >&2
+    die "nginx rejected $ngx_conf"
+  }
+  log "starting nginx (HTTPS $host:$port, logs in $ngx/logs)"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  setsid nohup bash -c 'echo $$ >"$1"; shift; exec "$@"' nginx-start "$ngx_pidfile" \
+    "$bin" -p "$ngx" -e "$ngx/logs/error.log" -c "$ngx_conf" \
+    </dev/null >>"$ngx/logs/stdout.log" 2>&1 9>&- &
+  disown 2>/dev/null || true
+  local deadline=$((SECONDS + 20)) code
+  while :; do
+    pid=$(cat "$ngx_pidfile" 2>/dev/null || true)
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+      print_tail
+      rm -f "$ngx_pidfile"
+      die "nginx exited during start-up"
+    fi
+    code=$(http_code --cacert "$tls/ca.pem" -u "$writer_user:$writer_secret" "https://$host:$port/subjects")
+    [[ $code == 200 ]] && break
+    if ((SECONDS >= deadline)); then
+      print_tail
+      die "nginx not answering on https://$host:$port (last HTTP status $code)"
+    fi
+    sleep 0.1
+  done
+}
+
+cmd_start() {
+  lock
+  local rpid npid
+  if rpid=$(registry_pid) && npid=$(nginx_pid); then
+    log "already running (registry pid $rpid, nginx pid $npid): https://$host:$port (CA $tls/ca.pem)"
+    return 0
+  fi
+  command -v curl >/dev/null || die "curl not found"
+  local t0=$SECONDS
+  mkdir -p "$rdir" "$logs"
+  start_registry
+  start_nginx
+  rpid=$(registry_pid) npid=$(nginx_pid)
+  log "running after $((SECONDS - t0))s (registry pid $rpid, nginx pid $npid): https://$host:$port" \
+    "(users $writer_user/$writer_secret, $reader_user/$reader_secret; CA $tls/ca.pem);" \
+    "plain http://$host:$http_port/apis/ccompat/v7"
+}
+
+cmd_stop() {
+  lock
+  local pid any=0
+  if pid=$(nginx_pid); then
+    any=1
+    local workers; workers=$(children_of "$pid" | tr '\n' ' ')
+    # shellcheck disable=SC2086 # word splitting wanted
+    terminate nginx "$pid" $workers
+  fi
+  rm -f "$ngx_pidfile"
+  if pid=$(registry_pid); then
+    any=1
+    terminate registry "$pid"
+  fi
+  rm -f "$pidfile"
+  if ((any)); then log "stopped"; else log "not running"; fi
+}
+
+cmd_status() {
+  local rpid npid
+  rpid=$(registry_pid || true)
+  npid=$(nginx_pid || true)
+  if [[ -n $rpid && -n $npid ]]; then
+    echo "running (registry pid $rpid, nginx pid $npid)"
+    return 0
+  fi
+  if [[ -n $rpid || -n $npid ]]; then
+    echo "partly running (registry pid ${rpid:--}, nginx pid ${npid:--}); run '$0 start' or '$0 stop'"
+    return 3
+  fi
+  echo "stopped"
+  return 3
+}
+
+usage() {
+  cat >&2 <<EOF
+usage: $0 start|stop|status|url
+EOF
+}
+
+case ${1:-} in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  url) echo "https://$host:$port" ;;
+  -h | --help | help) usage ;;
+  *) usage; exit 2 ;;
+esac

@@ -1,0 +1,53 @@
+#include "kafka/lag_group.hpp"
+
+#include "kafka/handles.hpp"
+
+namespace krow::kafka {
+
+LagGroup::LagGroup(Client& client, std::string group_id) : client_(client), group_id_(std::move(group_id)) {}
+
+void LagGroup::turn_off(rd_kafka_resp_err_t err, const std::string& detail) {
+  std::lock_guard lock(mu_);
+  if (!off_.empty()) return;
+  off_ = "lag reporting is off: the consumer group " + group_id_ + " refused the positions (" +
+         (detail.empty() ? std::string(rd_kafka_err2str(err)) : detail) + ")";
+  if (err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
+    const auto& user = client_.principal();
+    off_ += ". To see lag in Kafka's tools, grant " + (user.empty() ? std::string("krow's principal") : "User:" + user) +
+            " READ on consumer groups with the prefix krow- (optional; syncs run the same without it)";
+  }
+}
+
+std::string LagGroup::reason() const {
+  std::lock_guard lock(mu_);
+  return off_;
+}
+
+void LagGroup::commit(const std::vector<Offset>& offsets, std::chrono::milliseconds timeout) {
+  if (offsets.empty() || !reason().empty()) return;
+  PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
+  for (const auto& o : offsets)
+    rd_kafka_topic_partition_list_add(list.get(), o.topic.c_str(), o.partition)->offset = o.next_offset;
+  rd_kafka_AlterConsumerGroupOffsets_t* request = rd_kafka_AlterConsumerGroupOffsets_new(group_id_.c_str(), list.get());
+  AdminOptionsPtr opts(rd_kafka_AdminOptions_new(client_.handle(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS));
+  char err[256];
+  rd_kafka_AdminOptions_set_request_timeout(opts.get(), static_cast<int>(timeout.count()), err, sizeof err);
+  QueuePtr queue(rd_kafka_queue_new(client_.handle()));
+  rd_kafka_AlterConsumerGroupOffsets(client_.handle(), &request, 1, opts.get(), queue.get());
+  rd_kafka_AlterConsumerGroupOffsets_destroy(request);
+  EventPtr ev(rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 2000));
+  if (!ev) return turn_off(RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer");
+  if (const auto e = rd_kafka_event_error(ev.get())) return turn_off(e, rd_kafka_event_error_string(ev.get()));
+  size_t n = 0;
+  const auto** groups =
+      rd_kafka_AlterConsumerGroupOffsets_result_groups(rd_kafka_event_AlterConsumerGroupOffsets_result(ev.get()), &n);
+  for (size_t i = 0; i < n; ++i) {
+    if (const auto* e = rd_kafka_group_result_error(groups[i]))
+      return turn_off(rd_kafka_error_code(e), rd_kafka_error_string(e));
+    if (const auto* parts = rd_kafka_group_result_partitions(groups[i]))
+      for (int j = 0; j < parts->cnt; ++j)
+        if (parts->elems[j].err) return turn_off(parts->elems[j].err, "");
+  }
+}
+
+}  // namespace krow::kafka

@@ -1,0 +1,68 @@
+// The broker stopped in the middle of a sync and started again: the sync rides it out and
+// completes, with nothing lost and nothing duplicated.
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "sync_fixture.hpp"
+
+namespace krow::testkit {
+namespace {
+
+class Outage : public SyncTest {
+ protected:
+  static int kafka_script(const std::string& command) {
+    return std::system(("bash " + source_dir() + "/scripts/kafka.sh " + command + " >/dev/null 2>&1").c_str());
+  }
+};
+
+TEST_F(Outage, BrokerStoppedMidSyncAndRestarted) {
+  const auto topic = make_topic("outage", 3);
+  Producer p(bootstrap_, {}, {{"linger.ms", "20"}});
+  const int total = 400000;
+  for (int i = 0; i < total; ++i)
+    p.send(topic, Record{"k" + std::to_string(i % 1000), "{\"n\": " + std::to_string(i) + ", \"pad\": \"" +
+                                                               std::string(200, 'o') + "\"}"});
+  p.flush();
+  const auto manifest = write_manifest({topic}, "batch:\n  max_messages: 5000\n");
+
+  const pid_t pid = start_krow({"sync", manifest, "-v"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kafka_script("stop"), 0);
+  int status = 0;
+  const bool running_during_outage = waitpid(pid, &status, WNOHANG) == 0;
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ASSERT_EQ(kafka_script("start"), 0);
+  // Give krow up to three minutes to finish after the broker is back.
+  bool exited = !running_during_outage;
+  for (int i = 0; i < 1800 && !exited; ++i) {
+    if (waitpid(pid, &status, WNOHANG) == pid) exited = true;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  ASSERT_TRUE(running_during_outage) << "the sync ended before the broker stopped; the outage was not exercised";
+  ASSERT_TRUE(exited) << "the sync did not finish after the broker came back";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+
+  admin_.wait_for_topic(topic, 3);
+  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(topic)), std::to_string(total));
+  EXPECT_EQ(sql1("SELECT count(DISTINCT id) FROM " + table_of(topic)), std::to_string(total));
+  const auto oracle = consume_all(bootstrap_, topic);
+  ASSERT_EQ(oracle.size(), static_cast<size_t>(total));
+  const auto r = sql("SELECT kafka_partition, kafka_offset, value FROM " + table_of(topic) + " ORDER BY 1, 2");
+  size_t mismatches = 0;
+  for (size_t i = 0; i < oracle.size(); ++i)
+    mismatches += !(r.rows[i][0] == Cell(std::to_string(oracle[i].partition)) &&
+                    r.rows[i][1] == Cell(std::to_string(oracle[i].offset)) && r.rows[i][2] == oracle[i].value);
+  EXPECT_EQ(mismatches, 0u);
+}
+
+}  // namespace
+}  // namespace krow::testkit
