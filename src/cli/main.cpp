@@ -66,7 +66,8 @@ int cmd_plan(const std::string& manifest_path, const std::string& format) {
   return kExitOk;
 }
 
-int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose) {
+int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, bool full_resync = false,
+             const std::vector<std::string>& tables = {}) {
   const auto manifest = load(manifest_path);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -74,10 +75,12 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose) {
   options.progress = !quiet;
   options.verbose = verbose;
   options.stop = &g_stop;
+  options.full_resync = full_resync;
+  options.only_tables = tables;
   const auto r = krow::run_sync(manifest, options);
   const double rate = r.seconds > 0 ? static_cast<double>(r.messages) / r.seconds : 0;
-  std::printf("sync '%s' %s: %s messages in %.2f s (%s msg/s), %s batches, %s decode errors, run %s\n",
-              manifest.name.c_str(), krow::status_name(r.status), krow::with_thousands(r.messages).c_str(),
+  std::printf("%s '%s' %s: %s messages in %.2f s (%s msg/s), %s batches, %s decode errors, run %s\n",
+              full_resync ? "full resync" : "sync", manifest.name.c_str(), krow::status_name(r.status), krow::with_thousands(r.messages).c_str(),
               r.seconds, krow::with_thousands(static_cast<uint64_t>(rate)).c_str(),
               krow::with_thousands(r.batches).c_str(), krow::with_thousands(r.decode_errors).c_str(),
               r.run_id.c_str());
@@ -205,6 +208,17 @@ int main(int argc, char** argv) {
   status->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
   status->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
 
+  bool full = false;
+  std::vector<std::string> resync_tables;
+  auto* resync = app.add_subcommand(
+      "resync", "Re-read and re-decode from the log start (as far as Kafka retains), replacing rows with the same id; "
+                "used after adding registry credentials. Never removes rows");
+  resync->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
+  resync->add_flag("--full", full, "Required: re-read everything the sync covers")->required();
+  resync->add_option("--table", resync_tables, "Only this table (repeatable; default: every table)");
+  resync->add_flag("-q,--quiet", quiet, "No progress display");
+  resync->add_flag("-v,--verbose", verbose, "Show Kafka client warnings and retries");
+
   ConnectArgs ca;
   auto* connect = app.add_subcommand(
       "connect", "Check a cluster key (and a registry key) and save the source, encrypted, bound to its cluster ID. "
@@ -239,6 +253,7 @@ int main(int argc, char** argv) {
     if (*plan) return cmd_plan(manifest_path, format);
     if (*sync) return cmd_sync(manifest_path, quiet, verbose);
     if (*status) return cmd_status(manifest_path, format);
+    if (*resync) return cmd_sync(manifest_path, quiet, verbose, /*full_resync=*/true, resync_tables);
     if (*connect) return cmd_connect(ca);
     if (*sources) return cmd_sources();
   } catch (const krow::Error& e) {

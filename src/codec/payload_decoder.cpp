@@ -16,7 +16,7 @@ void append_error(std::string& arena, Slice& error, std::string_view text) {
 
 }  // namespace
 
-PayloadDecoder::PayloadDecoder(DecoderOptions options) : options_(options) {}
+PayloadDecoder::PayloadDecoder(DecoderOptions options, SchemaSource* schemas) : options_(options), schemas_(schemas) {}
 
 bool PayloadDecoder::looks_framed(const uint8_t* data, size_t size, int32_t& schema_id) {
   if (size < 5 || data[0] != 0x00) return false;
@@ -36,63 +36,51 @@ PayloadDecoder::PlainKind PayloadDecoder::classify(const char* data, size_t size
   return has_only_text_controls(text) ? PlainKind::string : PlainKind::binary;
 }
 
-Decoded PayloadDecoder::decode_key(const void* data, size_t size, bool present,
-                                   std::string& arena) {
-  Decoded out;
-  if (!present) return out;
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  int32_t schema_id = 0;
-  size_t start = arena.size();
-  if (looks_framed(bytes, size, schema_id)) {
+bool PayloadDecoder::decode_framed(const uint8_t* data, size_t size, int32_t schema_id, bool is_key,
+                                   std::string& arena, Decoded& out) {
+  const char* what = is_key ? "key" : "value";
+  // Kept raw (base64) for a later full resync: in the key column for keys, in
+  // value_base64 for values.
+  auto keep_raw = [&](const std::string& reason) {
     out.format = Format::schema_registry;
     out.schema_id = schema_id;
-    append_base64(arena, bytes, size);
+    const size_t start = arena.size();
+    append_base64(arena, data, size);
+    (is_key ? out.text : out.base64) = slice_since(arena, start);
+    append_error(arena, out.error, reason);
+  };
+  if (!schemas_) {
+    keep_raw(std::string(what) + " is schema-framed (schema ID " + std::to_string(schema_id) +
+             ") but no schema registry is configured; add one and run `krow resync --full` to decode it");
+    return true;
+  }
+  const auto lookup = schemas_->lookup(schema_id);
+  switch (lookup.status) {
+    case SchemaSource::Status::unknown:
+      return false;
+    case SchemaSource::Status::unusable:
+      keep_raw(std::string(what) + ": " + lookup.reason);
+      return true;
+    case SchemaSource::Status::ready:
+      break;
+  }
+  const size_t start = arena.size();
+  std::string error;
+  if (lookup.decoder->decode(data + 5, size - 5, arena, error)) {
+    out.format = lookup.format;
+    out.schema_id = schema_id;
     out.text = slice_since(arena, start);
-    append_error(arena, out.error, "key is schema-framed but no schema registry is configured");
-    return out;
+    return true;
   }
-  switch (size == 0 ? PlainKind::string : classify(static_cast<const char*>(data), size)) {
-    case PlainKind::json:
-      out.format = Format::json;
-      arena.append(static_cast<const char*>(data), size);
-      break;
-    case PlainKind::string:
-      out.format = Format::string;
-      arena.append(static_cast<const char*>(data), size);
-      break;
-    case PlainKind::binary:
-      out.format = Format::binary;
-      append_base64(arena, bytes, size);
-      break;
-  }
-  out.text = slice_since(arena, start);
-  return out;
+  arena.resize(start);
+  keep_raw(std::string(what) + " could not be decoded with schema ID " + std::to_string(schema_id) + " (" +
+           std::string(format_name(lookup.format)) + "): " + error);
+  return true;
 }
 
-Decoded PayloadDecoder::decode_value(const void* data, size_t size, std::string& arena) {
-  Decoded out;
-  if (size > options_.max_value_bytes) {
-    std::string reason = "value of " + std::to_string(size) +
-                         " bytes is over the size limit of " +
-                         std::to_string(options_.max_value_bytes) +
-                         " bytes (limits.max_value_bytes); it was not stored";
-    append_error(arena, out.error, reason);
-    return out;
-  }
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  int32_t schema_id = 0;
-  size_t start = arena.size();
-  if (looks_framed(bytes, size, schema_id)) {
-    out.format = Format::schema_registry;
-    out.schema_id = schema_id;
-    append_base64(arena, bytes, size);
-    out.base64 = slice_since(arena, start);
-    append_error(arena, out.error,
-                 "value is schema-framed but no schema registry is configured; add one and "
-                 "run `krow resync --full` to decode it");
-    return out;
-  }
-  const auto* text = static_cast<const char*>(data);
+void PayloadDecoder::decode_plain(const uint8_t* data, size_t size, bool is_key, std::string& arena, Decoded& out) {
+  const auto* text = reinterpret_cast<const char*>(data);
+  const size_t start = arena.size();
   switch (size == 0 ? PlainKind::string : classify(text, size)) {
     case PlainKind::json:
       out.format = Format::json;
@@ -101,15 +89,47 @@ Decoded PayloadDecoder::decode_value(const void* data, size_t size, std::string&
       break;
     case PlainKind::string:
       out.format = Format::string;
-      append_json_string(arena, std::string_view(text, size));
+      // Keys keep their exact text; values become a JSON string.
+      if (is_key) arena.append(text, size);
+      else append_json_string(arena, std::string_view(text, size));
       out.text = slice_since(arena, start);
       break;
     case PlainKind::binary:
       out.format = Format::binary;
-      append_base64(arena, bytes, size);
-      out.base64 = slice_since(arena, start);
+      append_base64(arena, data, size);
+      (is_key ? out.text : out.base64) = slice_since(arena, start);
       break;
   }
+}
+
+Decoded PayloadDecoder::decode_key(const void* data, size_t size, bool present, std::string& arena) {
+  Decoded out;
+  if (!present) return out;
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  int32_t schema_id = 0;
+  if (looks_framed(bytes, size, schema_id) && decode_framed(bytes, size, schema_id, true, arena, out)) return out;
+  decode_plain(bytes, size, true, arena, out);
+  if (schema_id != 0)
+    append_error(arena, out.error, "key looked schema-framed (schema ID " + std::to_string(schema_id) +
+                                       ") but the schema registry does not know that ID; read as plain bytes");
+  return out;
+}
+
+Decoded PayloadDecoder::decode_value(const void* data, size_t size, std::string& arena) {
+  Decoded out;
+  if (size > options_.max_value_bytes) {
+    append_error(arena, out.error,
+                 "value of " + std::to_string(size) + " bytes is over the size limit of " +
+                     std::to_string(options_.max_value_bytes) + " bytes (limits.max_value_bytes); it was not stored");
+    return out;
+  }
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  int32_t schema_id = 0;
+  if (looks_framed(bytes, size, schema_id) && decode_framed(bytes, size, schema_id, false, arena, out)) return out;
+  decode_plain(bytes, size, false, arena, out);
+  if (schema_id != 0)
+    append_error(arena, out.error, "value looked schema-framed (schema ID " + std::to_string(schema_id) +
+                                       ") but the schema registry does not know that ID; read as plain bytes");
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "codec/decoded.hpp"
 #include "codec/json_validator.hpp"
+#include "codec/schema_source.hpp"
 
 namespace krow {
 
@@ -20,7 +21,9 @@ struct DecoderOptions {
 
 class PayloadDecoder {
  public:
-  explicit PayloadDecoder(DecoderOptions options);
+  // `schemas` decodes schema-framed payloads; null when no registry is configured. The
+  // source must outlive the decoder.
+  explicit PayloadDecoder(DecoderOptions options, SchemaSource* schemas = nullptr);
 
   // Decodes a key. `data` may be null only when `size` is 0 and `present` is false.
   // Plain text keys keep their exact text; anything else becomes base64.
@@ -34,8 +37,15 @@ class PayloadDecoder {
   PlainKind classify(const char* data, size_t size);
   // True when the bytes look like Confluent framing: 0x00, then a non-zero 4-byte ID.
   static bool looks_framed(const uint8_t* data, size_t size, int32_t& schema_id);
+  // Decodes a framed key or value. Returns false when the registry does not know the ID,
+  // so the caller reads the bytes as plain ones (noting it in `out.error`).
+  bool decode_framed(const uint8_t* data, size_t size, int32_t schema_id, bool is_key, std::string& arena,
+                     Decoded& out);
+  // Plain bytes: the exact text for keys, JSON (or a JSON string) for values, else base64.
+  void decode_plain(const uint8_t* data, size_t size, bool is_key, std::string& arena, Decoded& out);
 
   DecoderOptions options_;
+  SchemaSource* schemas_;
   JsonValidator json_;
 };
 

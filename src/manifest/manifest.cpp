@@ -202,7 +202,8 @@ void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s, std::
 }
 
 void read_registry(const Reader& r, const YAML::Node& node, RegistryConfig& g) {
-  r.check_keys(node, "registry", {"url", "username", "password", "ca_file"});
+  r.check_keys(node, "registry", {"url", "username", "password", "ca_file", "avro_unions"});
+  if (auto n = node["avro_unions"]) g.tagged_unions = r.one_of(n, "avro_unions", {"plain", "tagged"}) == "tagged";
   if (!node["url"]) r.fail(node, "registry.url is required (e.g. https://psrc-xxxxx.<region>.<cloud>.confluent.cloud)");
   g.url = r.text(node["url"], "url");
   if (g.url.rfind("https://", 0) != 0 && g.url.rfind("http://", 0) != 0)

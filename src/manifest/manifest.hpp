@@ -40,6 +40,7 @@ struct RegistryConfig {
   std::string username;    // registry API key
   Secret password;         // registry API secret
   std::string ca_file;     // PEM CA bundle; system CAs when empty
+  bool tagged_unions = false;  // Avro unions as {"branch": value} instead of the plain value
   bool configured() const { return !url.empty(); }
 };
 

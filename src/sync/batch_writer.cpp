@@ -8,9 +8,13 @@
 
 namespace krow {
 
-BatchWriter::BatchWriter(Warehouse& warehouse, std::string sync_id, std::unique_ptr<RowBatch> spare,
-                         AfterCommit after_commit)
-    : warehouse_(warehouse), sync_id_(std::move(sync_id)), after_commit_(std::move(after_commit)), free_(std::move(spare)) {
+BatchWriter::BatchWriter(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode,
+                         std::unique_ptr<RowBatch> spare, AfterCommit after_commit)
+    : warehouse_(warehouse),
+      sync_id_(std::move(sync_id)),
+      mode_(mode),
+      after_commit_(std::move(after_commit)),
+      free_(std::move(spare)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -80,7 +84,7 @@ void BatchWriter::write(const RowBatch& batch, const std::vector<PositionUpdate>
   // A failed write rolls back whole; the batch is still here, so try again a few times.
   for (int attempt = 1;; ++attempt) {
     try {
-      warehouse_.commit(sync_id_, batch, positions);
+      warehouse_.commit(sync_id_, batch, positions, mode_);
       return;
     } catch (const Error& e) {
       if (e.error_class() != ErrorClass::transient || attempt == 3) throw;

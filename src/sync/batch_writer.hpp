@@ -28,7 +28,7 @@ class BatchWriter {
   // `after_commit` runs on the writer thread after each committed batch, with the positions
   // that batch advanced (used to publish them to the lag group); it must not throw.
   using AfterCommit = std::function<void(const std::vector<PositionUpdate>&)>;
-  BatchWriter(Warehouse& warehouse, std::string sync_id, std::unique_ptr<RowBatch> spare,
+  BatchWriter(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, std::unique_ptr<RowBatch> spare,
               AfterCommit after_commit = {});
   ~BatchWriter();
   BatchWriter(const BatchWriter&) = delete;
@@ -51,6 +51,7 @@ class BatchWriter {
 
   Warehouse& warehouse_;
   std::string sync_id_;
+  Warehouse::WriteMode mode_;
   AfterCommit after_commit_;
   std::mutex mu_;
   std::condition_variable cv_;

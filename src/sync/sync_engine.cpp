@@ -16,6 +16,7 @@
 #include "kafka/errors.hpp"
 #include "kafka/lag_group.hpp"
 #include "kafka/reader.hpp"
+#include "registry/decoder_cache.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/batch_writer.hpp"
 #include "sync/plan.hpp"
@@ -85,7 +86,10 @@ class SyncRun {
   SyncRun(const Manifest& manifest, const SyncOptions& options)
       : manifest_(manifest),
         options_(options),
-        decoder_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)}) {}
+        schemas_(manifest.registry.configured()
+                     ? std::make_unique<DecoderCache>(manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
+                     : nullptr),
+        decoder_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)}, schemas_.get()) {}
 
   SyncResult run();
 
@@ -108,6 +112,7 @@ class SyncRun {
   std::vector<TopicState> topics_;
   std::unordered_map<std::string, TopicState*> by_name_;
   size_t active_partitions_ = 0;
+  std::unique_ptr<DecoderCache> schemas_;  // null without a registry
   PayloadDecoder decoder_;
   std::unique_ptr<RowBatch> batch_ = std::make_unique<RowBatch>();
   std::unique_ptr<kafka::LagGroup> lag_group_;  // outlives the writer that uses it
@@ -182,15 +187,27 @@ void SyncRun::prepare_tables() {
     int32_t max_partition = -1;
     for (const auto& p : tp.partitions) max_partition = std::max(max_partition, p.partition);
     t.partitions.resize(static_cast<size_t>(max_partition + 1));
+    const bool resync = options_.full_resync &&
+                        (options_.only_tables.empty() ||
+                         std::find(options_.only_tables.begin(), options_.only_tables.end(), tp.table) !=
+                             options_.only_tables.end());
     for (const auto& p : tp.partitions) {
       auto& ps = t.partitions[static_cast<size_t>(p.partition)];
       ps.topic = &t;
       ps.partition = p.partition;
-      ps.next = p.start;
       ps.boundary = p.boundary;
-      ps.active = p.to_read() > 0;
-      // A stored position behind the log start moves up to it now (the gap is recorded).
-      ps.dirty = p.stored != p.start;
+      if (options_.full_resync) {
+        // Re-read from the log start; the position ends at the boundary as usual. Tables
+        // left out of a partial resync are not read at all in this run.
+        ps.next = p.earliest;
+        ps.active = resync && p.boundary > p.earliest;
+        ps.dirty = false;
+      } else {
+        ps.next = p.start;
+        ps.active = p.to_read() > 0;
+        // A stored position behind the log start moves up to it now (the gap is recorded).
+        ps.dirty = p.stored != p.start;
+      }
       if (ps.active) ++t.active;
     }
     active_partitions_ += t.active;
@@ -213,7 +230,9 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
     for (const auto& p : positions) offsets.push_back({p.topic, p.partition, p.next_offset});
     lag_group_->commit(offsets);
   };
-  writer_ = std::make_unique<BatchWriter>(*warehouse_, manifest_.name, std::move(spare), publish);
+  writer_ = std::make_unique<BatchWriter>(*warehouse_, manifest_.name,
+                                         options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append,
+                                         std::move(spare), publish);
   struct Drain {  // whatever happens, committed counts are read after the writer stops
     SyncRun& run;
     ~Drain() {
@@ -395,6 +414,7 @@ std::string SyncRun::record_json(const SyncResult& r, int64_t started, int64_t f
   w.field("started_at_ms", started).field("finished_at_ms", finished).field("duration_ms", finished - started);
   w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
   w.field("decode_errors", r.decode_errors);
+  w.field("mode", options_.full_resync ? "full_resync" : "sync");
   w.field("lag_group", "krow-" + manifest_.name);
   if (r.lag_reporting_off.empty()) w.key("lag_reporting_off").null(); else w.field("lag_reporting_off", r.lag_reporting_off);
   w.key("tables").begin_array();

@@ -20,6 +20,10 @@ struct SyncOptions {
   bool progress = true;                    // progress line on stderr when it is a terminal
   bool verbose = false;                    // librdkafka warnings and per-batch notes
   const std::atomic<bool>* stop = nullptr; // set (e.g. by SIGINT) to stop after the current batch
+  // Full resync: re-read every selected partition from the log start (as far as Kafka still
+  // retains) and re-decode, replacing rows with the same id; never removes rows.
+  bool full_resync = false;
+  std::vector<std::string> only_tables;    // full resync of these tables only (empty: all)
 };
 
 enum class SyncStatus { success, partial, failed, interrupted };

@@ -56,11 +56,17 @@ class Warehouse {
   virtual void create_table(const std::string& sync_id, const std::string& topic,
                             const std::string& table) = 0;
 
+  // How a batch's rows meet the rows already stored.
+  enum class WriteMode {
+    append,  // a batch starts at the committed position: its ids cannot exist yet
+    merge,   // a re-read (full resync): rows with the same id are replaced, others kept
+  };
+
   // Writes a batch's rows and the positions they advance in one transaction: either all
   // of it is visible afterwards or none of it. Throws transient on a write failure, after
   // rolling back.
   virtual void commit(const std::string& sync_id, const RowBatch& batch,
-                      const std::vector<PositionUpdate>& positions) = 0;
+                      const std::vector<PositionUpdate>& positions, WriteMode mode) = 0;
 
   // Stores a run's record.
   virtual void record_run(const RunRecord& run) = 0;

@@ -275,7 +275,12 @@ bool ReflectionPrinter::print_any(const gpb::Message& m, const MessagePlan& plan
   const size_t slash = url.rfind('/');
   const std::string_view type_name = slash == std::string::npos ? std::string_view(url) : std::string_view(url).substr(slash + 1);
   const MessagePlan* inner_plan = plans_.find(type_name);
-  if (inner_plan == nullptr) return fail("google.protobuf.Any holds type \"" + std::string(type_name) + "\", which the schema does not define");
+  if (inner_plan == nullptr) {
+    // The name comes from the payload: quoted and escaped, so the reason stays one line.
+    std::string reason = "google.protobuf.Any holds type ";
+    append_json_string(reason, type_name);
+    return fail(reason + ", which the schema does not define");
+  }
   if (value.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return fail("google.protobuf.Any value too large");
   std::string reason;
   if (!check_wire(plans_, *inner_plan, reinterpret_cast<const uint8_t*>(value.data()), value.size(), depth + 1, 0, reason)) {

@@ -706,7 +706,12 @@ bool WirePrinter::print_any(const Fields& fs, int depth) {
   const size_t slash = url.rfind('/');
   const std::string_view type_name = slash == std::string_view::npos ? url : url.substr(slash + 1);
   const MessagePlan* inner = plans_.find(type_name);
-  if (inner == nullptr) return fail("google.protobuf.Any holds type \"" + std::string(type_name) + "\", which the schema does not define");
+  if (inner == nullptr) {
+    // The name comes from the payload: quoted and escaped, so the reason stays one line.
+    std::string reason = "google.protobuf.Any holds type ";
+    append_json_string(reason, type_name);
+    return fail(reason + ", which the schema does not define");
+  }
   std::string reason;
   if (!check_wire(plans_, *inner, value, value_size, depth + 1, 0, reason)) {
     return fail("google.protobuf.Any value of type " + inner->descriptor->full_name() + ": " + reason);

@@ -27,8 +27,9 @@ void Prepared::run(Result& out, const char* what) {
     throw Error(ErrorClass::transient, std::string(what) + " failed in DuckDB: " + out.error());
 }
 
-Appender::Appender(duckdb_connection conn, const std::string& schema, const std::string& table) {
-  if (duckdb_appender_create(conn, schema.c_str(), table.c_str(), &a_) == DuckDBError) fail("opening an appender");
+Appender::Appender(duckdb_connection conn, const char* catalog, const std::string& schema, const std::string& table) {
+  if (duckdb_appender_create_ext(conn, catalog, schema.c_str(), table.c_str(), &a_) == DuckDBError)
+    fail("opening an appender");
 }
 
 void Appender::fail(const char* what) {

@@ -42,7 +42,7 @@ class Prepared {
 
 class Appender {
  public:
-  Appender(duckdb_connection conn, const std::string& schema, const std::string& table);
+  Appender(duckdb_connection conn, const char* catalog, const std::string& schema, const std::string& table);
   ~Appender() { duckdb_appender_destroy(&a_); }
   Appender(const Appender&) = delete;
   Appender& operator=(const Appender&) = delete;

@@ -201,10 +201,11 @@ void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string
   }
 }
 
-void DuckDBWarehouse::append_rows(const TableRows& table, const std::string& arena) {
-  duck::Appender app(conn_, config_.schema, table.table);
+void DuckDBWarehouse::append_rows(const TableRows& table, const std::string& arena, const char* catalog,
+                                  const std::string& schema, const std::string& table_name) {
+  duck::Appender app(conn_, catalog, schema, table_name);
   if (duckdb_appender_column_count(app.get()) != kColumnCount)
-    throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table.table +
+    throw Error(ErrorClass::fatal_table, "table " + schema + "." + table_name +
                                              " does not have krow's columns; rename or drop it");
   duck::DataChunk chunk(app.get());
   const idx_t capacity = duckdb_vector_size();
@@ -255,12 +256,33 @@ void DuckDBWarehouse::append_rows(const TableRows& table, const std::string& are
   if (duckdb_appender_close(app.get()) == DuckDBError) app.fail("writing rows");
 }
 
+void DuckDBWarehouse::merge_rows(const TableRows& table, const std::string& arena) {
+  // Stage the batch, then replace exactly the ids it holds. The offset range lets DuckDB's
+  // zone maps skip the row groups the batch cannot touch.
+  exec("CREATE TEMP TABLE IF NOT EXISTS krow_merge_stage AS SELECT * FROM " + quote(config_.schema) + "." +
+           quote(table.table) + " LIMIT 0",
+       "creating the merge stage");
+  exec("DELETE FROM temp.main.krow_merge_stage", "clearing the merge stage");
+  append_rows(table, arena, "temp", "main", "krow_merge_stage");
+  const auto target = quote(config_.schema) + "." + quote(table.table);
+  exec("DELETE FROM " + target + " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM temp.main.krow_merge_stage) AS s " +
+           "WHERE t.kafka_topic_id = '" + table.topic_id + "' AND t.kafka_partition = s.kafka_partition " +
+           "AND t.kafka_offset = s.kafka_offset " +
+           "AND t.kafka_offset BETWEEN (SELECT min(kafka_offset) FROM temp.main.krow_merge_stage) " +
+           "AND (SELECT max(kafka_offset) FROM temp.main.krow_merge_stage)",
+       "replacing re-read rows");
+  exec("INSERT INTO " + target + " SELECT * FROM temp.main.krow_merge_stage", "inserting re-read rows");
+}
+
 void DuckDBWarehouse::commit(const std::string& sync_id, const RowBatch& batch,
-                             const std::vector<PositionUpdate>& positions) {
+                             const std::vector<PositionUpdate>& positions, WriteMode mode) {
   exec("BEGIN TRANSACTION", "starting a batch transaction");
   try {
-    for (const auto& t : batch.tables())
-      if (!t.rows.empty()) append_rows(t, batch.arena());
+    for (const auto& t : batch.tables()) {
+      if (t.rows.empty()) continue;
+      if (mode == WriteMode::merge) merge_rows(t, batch.arena());
+      else append_rows(t, batch.arena(), nullptr, config_.schema, t.table);
+    }
     if (!positions.empty()) {
       duck::Prepared del(conn_, "DELETE FROM _krow.positions WHERE sync_id = ? AND topic_id = ? AND kafka_partition = ?");
       duck::Prepared ins(conn_, "INSERT INTO _krow.positions VALUES (?, ?, ?, ?, ?, now())");

@@ -26,13 +26,17 @@ class DuckDBWarehouse : public Warehouse {
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) override;
   void commit(const std::string& sync_id, const RowBatch& batch,
-              const std::vector<PositionUpdate>& positions) override;
+              const std::vector<PositionUpdate>& positions, WriteMode mode) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
 
  private:
   void exec(const std::string& sql, const char* what);
-  void append_rows(const TableRows& table, const std::string& arena);
+  // Appends rows to `catalog`.`schema`.`table` (the row table, or the merge stage).
+  void append_rows(const TableRows& table, const std::string& arena, const char* catalog, const std::string& schema,
+                   const std::string& table_name);
+  // Full resync: replaces the rows whose ids the batch holds, keeps every other row.
+  void merge_rows(const TableRows& table, const std::string& arena);
 
   WarehouseConfig config_;
   std::optional<FileLock> lock_;

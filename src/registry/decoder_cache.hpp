@@ -1,0 +1,30 @@
+#pragma once
+// The SchemaSource of a sync: asks the registry once per schema ID, compiles the schema
+// once into a decoder, and keeps both for the run.
+// Thread: the reading thread only.
+
+#include <map>
+#include <memory>
+
+#include "codec/schema_source.hpp"
+#include "registry/schema_registry.hpp"
+
+namespace krow {
+
+class DecoderCache : public SchemaSource {
+ public:
+  DecoderCache(const RegistryConfig& config, const DecodeOptions& options);
+  Lookup lookup(int32_t schema_id) override;
+  int registry_requests() const { return registry_.requests(); }
+
+ private:
+  struct Entry {
+    Lookup lookup;
+    std::unique_ptr<SchemaDecoder> decoder;
+  };
+  SchemaRegistry registry_;
+  DecodeOptions options_;
+  std::map<int32_t, Entry> entries_;
+};
+
+}  // namespace krow
