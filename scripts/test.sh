@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, starts the local Kafka broker, runs every test (unit
-# tests also under ASan/UBSan, integration tests against the real broker and real DuckDB
-# files), then stops the broker if this script started it. Ends with ctest's summary.
+# Installs what is missing, builds, starts the local Kafka broker and schema registry, runs
+# every test (unit tests also under ASan/UBSan, integration tests against the real broker,
+# the real registry and real DuckDB files), then stops the services this script started.
+# Ends with ctest's summary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -13,13 +14,23 @@ bash scripts/build.sh asan
 
 export KROW_TEST_BOOTSTRAP=${KROW_TEST_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_PORT:-9092}}
 export KROW_TEST_SASL_BOOTSTRAP=${KROW_TEST_SASL_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_SASL_PORT:-9093}}
-started_kafka=0
-if ! bash scripts/kafka.sh status >/dev/null 2>&1; then
-  bash scripts/kafka.sh start
-  started_kafka=1
-fi
-cleanup() { if ((started_kafka)); then bash scripts/kafka.sh stop || true; fi; }
+export KROW_TEST_REGISTRY=${KROW_TEST_REGISTRY:-https://127.0.0.1:${KROW_REGISTRY_PORT:-8081}}
+started_kafka=0 started_registry=0
+cleanup() {
+  if ((started_registry)); then bash scripts/registry.sh stop || true; fi
+  if ((started_kafka)); then bash scripts/kafka.sh stop || true; fi
+}
 trap cleanup EXIT
+if ! bash scripts/kafka.sh status >/dev/null 2>&1; then
+  started_kafka=1
+  bash scripts/kafka.sh start
+fi
+if ! bash scripts/registry.sh status >/dev/null 2>&1; then
+  started_registry=1
+  bash scripts/registry.sh start
+fi
+# Reference payloads come from Confluent's own serializers (Python confluent-kafka).
+bash tests/reference/setup_venv.sh >/dev/null
 
 echo "== unit tests under ASan/UBSan"
 ctest --test-dir build/asan -L unit --output-on-failure -j2

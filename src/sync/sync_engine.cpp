@@ -415,6 +415,7 @@ std::string SyncRun::record_json(const SyncResult& r, int64_t started, int64_t f
   w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
   w.field("decode_errors", r.decode_errors);
   w.field("mode", options_.full_resync ? "full_resync" : "sync");
+  w.field("registry_requests", schemas_ ? schemas_->registry_requests() : 0);
   w.field("lag_group", "krow-" + manifest_.name);
   if (r.lag_reporting_off.empty()) w.key("lag_reporting_off").null(); else w.field("lag_reporting_off", r.lag_reporting_off);
   w.key("tables").begin_array();

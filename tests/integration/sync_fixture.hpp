@@ -58,6 +58,11 @@ class SyncTest : public ::testing::Test {
 
   // Environment variables added to every krow run of this test ("NAME=value").
   std::vector<std::string> extra_env_;
+  // Sets (or replaces) one of them.
+  void set_env(const std::string& name, const std::string& value) {
+    std::erase_if(extra_env_, [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
+    extra_env_.push_back(name + "=" + value);
+  }
 
   std::string bootstrap_ = test_bootstrap();
   Admin admin_{bootstrap_};

@@ -37,7 +37,7 @@ class Run {
       case Op::boolean: {
         if (p_ == end_) return truncated("boolean", p_);
         const uint8_t b = *p_;
-        if (b > 1) return fail(p_, "boolean", "is " + std::to_string(b) + ", neither 0 nor 1");
+        if (b > 1) return fail(p_, "boolean", "is ", b, ", neither 0 nor 1");
         ++p_;
         if (b) {
           out_.put("true", 4);
@@ -92,7 +92,7 @@ class Run {
         int32_t i = 0;
         if (!read_int(i, "enum index")) return false;
         if (i < 0 || static_cast<uint32_t>(i) >= n.count) {
-          return fail(start, "enum index", "is " + std::to_string(i) + ", out of range for " + std::to_string(n.count) + " symbols");
+          return fail(start, "enum index", "is ", i, ", out of range for ", n.count, " symbols");
         }
         const std::string_view s = plan_.view(plan_.symbols[n.first + static_cast<uint32_t>(i)]);
         out_.put(s);
@@ -182,8 +182,7 @@ class Run {
   // After the top-level value: the payload must be used up.
   bool finish() {
     if (p_ != end_) {
-      message_ = std::to_string(end_ - p_) + " trailing bytes after the record at byte " + std::to_string(offset(p_));
-      return false;
+      return fail_trailing();
     }
     return true;
   }
@@ -208,10 +207,7 @@ class Run {
     for (uint32_t i = 0; i < n.count; ++i, ++f) {
       const std::string_view key = plan_.view(f->key);
       out_.put(key);
-      if (!value(f->node, depth + 1)) {
-        path_.push_back("." + std::string(plan_.view(f->name)));
-        return false;
-      }
+      if (!value(f->node, depth + 1)) return in_field(*f);
     }
     out_.put('}');
     return true;
@@ -229,10 +225,7 @@ class Run {
       if (count == 0) break;
       for (int64_t i = 0; i < count; ++i, ++index) {
         if (index != 0) out_.put(',');
-        if (!value(n.first, depth + 1)) {
-          path_.push_back("[" + std::to_string(index) + "]");
-          return false;
-        }
+        if (!value(n.first, depth + 1)) return in_item(index);
       }
       if (block_end && !block_size_matches(block_end, "array")) return false;
     }
@@ -258,21 +251,7 @@ class Run {
         size_t len = 0;
         if (!read_length(key, len, "map key") || !string(key, len, "map key")) return false;
         out_.put(':');
-        if (!value(n.first, depth + 1)) {
-          // Long keys are cut (on a character boundary) to keep the error one short line.
-          constexpr size_t kKeyShown = 64;
-          size_t shown = len;
-          if (shown > kKeyShown) {
-            shown = kKeyShown;
-            while (shown > 0 && (key[shown] & 0xc0) == 0x80) --shown;
-          }
-          std::string segment = "[";
-          append_json_string(segment, std::string_view(reinterpret_cast<const char*>(key), shown));
-          if (shown < len) segment.insert(segment.size() - 1, "...");
-          segment.push_back(']');
-          path_.push_back(std::move(segment));
-          return false;
-        }
+        if (!value(n.first, depth + 1)) return in_entry(key, len);
       }
       if (block_end && !block_size_matches(block_end, "map")) return false;
     }
@@ -285,7 +264,7 @@ class Run {
     int32_t i = 0;
     if (!read_int(i, "union index")) return false;
     if (i < 0 || static_cast<uint32_t>(i) >= n.count) {
-      return fail(start, "union index", "is " + std::to_string(i) + ", out of range for " + std::to_string(n.count) + " branches");
+      return fail(start, "union index", "is ", i, ", out of range for ", n.count, " branches");
     }
     const uint32_t branch = plan_.branches[n.first + static_cast<uint32_t>(i)];
     const Node& b = nodes_[branch];
@@ -311,23 +290,20 @@ class Run {
       int64_t bytes = 0;
       if (!read_long(bytes, "block byte size")) return false;
       if (bytes < 0 || static_cast<uint64_t>(bytes) > remaining()) {
-        return fail(size_at, "block byte size",
-                    "is " + std::to_string(bytes) + ", but only " + std::to_string(remaining()) + " bytes are left");
+        return fail(size_at, "block byte size", "is ", bytes, ", but only ", remaining(), " bytes are left");
       }
       block_end = p_ + bytes;
     }
     const auto n = static_cast<uint64_t>(count);
     if (item_min > 0) {
       if (n > remaining() / item_min) {
-        return fail(start, what,
-                    "is " + std::to_string(n) + " items of at least " + std::to_string(item_min) + " bytes each, but only " +
-                        std::to_string(remaining()) + " bytes are left");
+        return fail(start, what, "is ", n, " items of at least ", item_min, " bytes each, but only ", remaining(),
+                    " bytes are left");
       }
     } else {
       if (n > empty_items_left_) {
-        return fail(start, what,
-                    "is " + std::to_string(n) + " items that take no bytes, over the limit of " +
-                        std::to_string(kMaxEmptyItems) + " such items per message");
+        return fail(start, what, "is ", n, " items that take no bytes, over the limit of ", kMaxEmptyItems,
+                    " such items per message");
       }
       empty_items_left_ -= n;
     }
@@ -336,9 +312,7 @@ class Run {
 
   bool block_size_matches(const uint8_t* block_end, const char* kind) {
     if (p_ == block_end) return true;
-    message_ = std::string(kind) + " block ends at byte " + std::to_string(offset(p_)) + ", not at byte " +
-               std::to_string(offset(block_end)) + " as its byte size declares";
-    return false;
+    return fail_block_end(kind, block_end);
   }
 
   // Most strings are printable ASCII with nothing to escape: they are checked eight bytes
@@ -346,13 +320,9 @@ class Run {
   bool string(const uint8_t* at, size_t len, const char* what) {
     const std::string_view s(reinterpret_cast<const char*>(at), len);
     if (is_plain_ascii(at, len)) {
-      out_.reserve(len + 2);
-      char* o = out_.pos();
-      *o++ = '"';
-      std::memcpy(o, at, len);
-      o += len;
-      *o++ = '"';
-      out_.advance(o);
+      out_.put('"');
+      out_.put(reinterpret_cast<const char*>(at), len);
+      out_.put('"');
       return true;
     }
     if (!is_valid_utf8(s)) return fail(at, what, "is not valid UTF-8");
@@ -361,26 +331,47 @@ class Run {
     return true;
   }
 
-  // True when every byte is in 0x20..0x7f and none is '"' or '\\'.
+  // True when every byte is in 0x20..0x7f and none is '"' or '\\'. Words are tested
+  // whole; the last (or, below 8 bytes, both) loads overlap instead of looping per byte.
   static bool is_plain_ascii(const uint8_t* p, size_t len) {
-    constexpr uint64_t kOnes = 0x0101010101010101ull;
-    constexpr uint64_t kHigh = 0x8080808080808080ull;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      // With no high bit set, a byte below 0x20 (or equal to '"' or '\\' after the XOR)
-      // is the only way to borrow into the high bit: each test is exact.
-      const uint64_t control = (w - kOnes * 0x20) & ~w;
-      const uint64_t quote = ((w ^ (kOnes * '"')) - kOnes) & ~(w ^ (kOnes * '"'));
-      const uint64_t backslash = ((w ^ (kOnes * '\\')) - kOnes) & ~(w ^ (kOnes * '\\'));
-      if ((w | control | quote | backslash) & kHigh) return false;
+    if (len >= 8) {
+      size_t i = 0;
+      for (; i + 8 < len; i += 8) {
+        if (!plain_word(load64(p + i))) return false;
+      }
+      return plain_word(load64(p + len - 8));
     }
-    for (; i < len; ++i) {
+    if (len >= 4) return plain_word(uint64_t{load32(p)} << 32 | load32(p + len - 4));
+    for (size_t i = 0; i < len; ++i) {
       const uint8_t c = p[i];
       if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
     }
     return true;
+  }
+
+  static bool plain_word(uint64_t w) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHigh = 0x8080808080808080ull;
+    // With no high bit set, a byte below 0x20 (or one equal to '"' or '\\', zero after
+    // the XOR) is the only way to borrow into a high bit: each test is exact.
+    const uint64_t control = (w - kOnes * 0x20) & ~w;
+    const uint64_t q = w ^ (kOnes * '"');
+    const uint64_t b = w ^ (kOnes * '\\');
+    const uint64_t quote = (q - kOnes) & ~q;
+    const uint64_t backslash = (b - kOnes) & ~b;
+    return ((w | control | quote | backslash) & kHigh) == 0;
+  }
+
+  static uint64_t load64(const uint8_t* p) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  }
+
+  static uint32_t load32(const uint8_t* p) {
+    uint32_t w;
+    std::memcpy(&w, p, 4);
+    return w;
   }
 
   void base64(const uint8_t* at, size_t len) {
@@ -392,8 +383,7 @@ class Run {
 
   bool decimal(const uint8_t* at, size_t len, int32_t scale) {
     if (len > kMaxDecimalBytes) {
-      return fail(at, "decimal", "has " + std::to_string(len) + " bytes, over the limit of " +
-                                     std::to_string(kMaxDecimalBytes));
+      return fail(at, "decimal", "has ", len, " bytes, over the limit of ", kMaxDecimalBytes);
     }
     out_.reserve(decimal_max_chars(len, scale) + 2);
     char* o = out_.pos();
@@ -406,7 +396,7 @@ class Run {
 
   bool time_of_day(int64_t v, int digits, const uint8_t* start, const char* what) {
     const int64_t day = digits == 3 ? 86400000 : int64_t{86400000000};
-    if (v < 0 || v >= day) return fail(start, what, "is " + std::to_string(v) + ", outside one day");
+    if (v < 0 || v >= day) return fail(start, what, "is ", v, ", outside one day");
     out_.reserve(kMaxTimeChars + 2);
     char* o = out_.pos();
     *o++ = '"';
@@ -485,10 +475,9 @@ class Run {
     const uint8_t* start = p_;
     int64_t n = 0;
     if (!read_long(n, what)) return false;
-    if (n < 0) return fail(start, what, "has a negative length " + std::to_string(n));
+    if (n < 0) return fail(start, what, "has a negative length ", n);
     if (static_cast<uint64_t>(n) > remaining()) {
-      return fail(start, what, "declares " + std::to_string(n) + " bytes, but only " + std::to_string(remaining()) +
-                                   " are left");
+      return fail(start, what, "declares ", n, " bytes, but only ", remaining(), " are left");
     }
     at = p_;
     len = static_cast<size_t>(n);
@@ -513,17 +502,67 @@ class Run {
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
   size_t offset(const uint8_t* at) const { return static_cast<size_t>(at - begin_); }
 
-  bool fail(const uint8_t* at, const char* what, const std::string& problem) {
-    message_ = std::string(what) + " at byte " + std::to_string(offset(at)) + " " + problem;
+  // On failure inside a container: record where, innermost first (see error()).
+  [[gnu::cold, gnu::noinline]] bool in_field(const Field& f) {
+    path_.push_back("." + std::string(plan_.view(f.name)));
+    return false;
+  }
+
+  [[gnu::cold, gnu::noinline]] bool in_item(uint64_t index) {
+    path_.push_back("[" + std::to_string(index) + "]");
+    return false;
+  }
+
+  // Long keys are cut (on a character boundary) to keep the error one short line.
+  [[gnu::cold, gnu::noinline]] bool in_entry(const uint8_t* key, size_t len) {
+    constexpr size_t kKeyShown = 64;
+    size_t shown = len;
+    if (shown > kKeyShown) {
+      shown = kKeyShown;
+      while (shown > 0 && (key[shown] & 0xc0) == 0x80) --shown;
+    }
+    std::string segment = "[";
+    append_json_string(segment, std::string_view(reinterpret_cast<const char*>(key), shown));
+    if (shown < len) segment.insert(segment.size() - 1, "...");
+    segment.push_back(']');
+    path_.push_back(std::move(segment));
+    return false;
+  }
+
+  // Failures build their message out of line, so that the hot path holds no temporaries.
+  template <typename... Parts>
+  [[gnu::cold, gnu::noinline]] bool fail(const uint8_t* at, const char* what, const Parts&... parts) {
+    message_ = what;
+    message_ += " at byte ";
+    message_ += std::to_string(offset(at));
+    message_ += ' ';
+    (append_part(message_, parts), ...);
+    return false;
+  }
+
+  static void append_part(std::string& s, const char* part) { s += part; }
+  template <typename Int>
+  static void append_part(std::string& s, Int part) {
+    s += std::to_string(part);
+  }
+
+  [[gnu::cold, gnu::noinline]] bool fail_trailing() {
+    message_ = std::to_string(end_ - p_) + " trailing bytes after the record at byte " + std::to_string(offset(p_));
+    return false;
+  }
+
+  [[gnu::cold, gnu::noinline]] bool fail_block_end(const char* kind, const uint8_t* block_end) {
+    message_ = std::string(kind) + " block ends at byte " + std::to_string(offset(p_)) + ", not at byte " +
+               std::to_string(offset(block_end)) + " as its byte size declares";
     return false;
   }
 
   bool truncated(const char* what, const uint8_t* at) {
-    return fail(at, what, "is truncated: the payload ends at byte " + std::to_string(offset(end_)));
+    return fail(at, what, "is truncated: the payload ends at byte ", offset(end_));
   }
 
   bool too_deep() {
-    return fail(p_, "value", "is nested deeper than " + std::to_string(kMaxDepth) + " records, arrays and maps");
+    return fail(p_, "value", "is nested deeper than ", kMaxDepth, " records, arrays and maps");
   }
 
   const AvroPlan& plan_;

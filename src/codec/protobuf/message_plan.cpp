@@ -167,11 +167,7 @@ bool is_group_type(const gpb::Descriptor* parent, const gpb::Descriptor* nested)
 
 }  // namespace
 
-const FieldPlan* MessagePlan::find(uint32_t number) const {
-  if (number < dense_numbers.size()) {
-    const int32_t i = dense_numbers[number];
-    return i < 0 ? nullptr : &fields[static_cast<size_t>(i)];
-  }
+const FieldPlan* MessagePlan::find_sparse(uint32_t number) const {
   const auto it = std::lower_bound(sparse_numbers.begin(), sparse_numbers.end(), std::pair<int32_t, int32_t>(int32_t(number), -1));
   if (it == sparse_numbers.end() || uint32_t(it->first) != number) return nullptr;
   return &fields[static_cast<size_t>(it->second)];

@@ -88,7 +88,14 @@ struct MessagePlan {
   std::vector<std::pair<int32_t, int32_t>> sparse_numbers;  // (number, index), sorted, when numbers are sparse
 
   // The field with this number, or null (unknown fields and extensions).
-  const FieldPlan* find(uint32_t number) const;
+  const FieldPlan* find(uint32_t number) const {
+    if (number < dense_numbers.size()) {
+      const int32_t i = dense_numbers[number];
+      return i < 0 ? nullptr : &fields[static_cast<size_t>(i)];
+    }
+    return sparse_numbers.empty() ? nullptr : find_sparse(number);
+  }
+  const FieldPlan* find_sparse(uint32_t number) const;
 };
 
 class MessagePlans {
