@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The README's first command: installs what is missing, builds, starts a local Kafka with a
-# few sample topics, syncs them into demo/demo.duckdb and shows some rows.
-# The broker keeps running for you to explore; `scripts/kafka.sh stop` stops it.
+# The README's first command: installs what is missing, builds, starts a local Kafka and a
+# local schema registry with a few sample topics (JSON, text, binary, keyed, headers, a
+# tombstone, transactions, Avro and Protobuf), syncs them into demo/demo.duckdb and shows
+# some rows. The services keep running for you to explore; scripts/kafka.sh stop and
+# scripts/registry.sh stop stop them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -9,8 +11,19 @@ cd "$root"
 bash scripts/setup-deps.sh
 bash scripts/build.sh release
 bash scripts/kafka.sh start
+bash scripts/registry.sh start
 bin=build/release
 "$bin/tools/krow-demo-produce" 127.0.0.1:9092
+# Avro and Protobuf values made by Confluent's own serializers through the registry. The
+# registry keeps schemas in memory, so they are produced again after each registry start.
+py=$(bash tests/reference/setup_venv.sh)
+demo_stamp=.services/registry/demo-produced
+if [[ ! -f $demo_stamp || .services/registry/registry.pid -nt $demo_stamp ]]; then
+  "$py" tests/reference/produce.py avro-basic demo.avro >/dev/null
+  "$py" tests/reference/produce.py protobuf-basic demo.protobuf >/dev/null
+  touch "$demo_stamp"
+fi
+export KROW_DEMO_REGISTRY_SECRET=registry-secret
 
 mkdir -p demo
 cp examples/local.yaml demo/local.yaml
@@ -24,6 +37,7 @@ echo "== some rows (demo/demo.duckdb)"
 "$bin/tools/krow-sql" demo/demo.duckdb \
   "SELECT kafka_partition AS p, kafka_offset AS off, key, value, headers FROM confluent.demo_orders ORDER BY kafka_timestamp, p, off LIMIT 5" \
   "SELECT key, key_format, value, value_format, value_base64, is_tombstone FROM confluent.demo_users UNION ALL SELECT key, key_format, value, value_format, value_base64, is_tombstone FROM confluent.demo_blobs UNION ALL SELECT key, key_format, value, value_format, value_base64, is_tombstone FROM confluent.demo_notes" \
-  "SELECT table_name, count(*) AS rows FROM (SELECT 'demo_orders' AS table_name FROM confluent.demo_orders UNION ALL SELECT 'demo_users' FROM confluent.demo_users UNION ALL SELECT 'demo_blobs' FROM confluent.demo_blobs UNION ALL SELECT 'demo_notes' FROM confluent.demo_notes) GROUP BY 1 ORDER BY 1"
-echo "The local broker is still running (scripts/kafka.sh stop to stop it)."
-echo "Run the sync again: $bin/src/krow sync demo/local.yaml   (nothing new: a fast no-op)"
+  "SELECT kafka_offset AS off, value_format, value_schema_id AS schema_id, value FROM confluent.demo_avro UNION ALL SELECT kafka_offset, value_format, value_schema_id, value FROM confluent.demo_protobuf ORDER BY 2, 1" \
+  "SELECT table_name, count(*) AS rows FROM (SELECT 'demo_orders' AS table_name FROM confluent.demo_orders UNION ALL SELECT 'demo_users' FROM confluent.demo_users UNION ALL SELECT 'demo_blobs' FROM confluent.demo_blobs UNION ALL SELECT 'demo_notes' FROM confluent.demo_notes UNION ALL SELECT 'demo_avro' FROM confluent.demo_avro UNION ALL SELECT 'demo_protobuf' FROM confluent.demo_protobuf) GROUP BY 1 ORDER BY 1"
+echo "The local broker and registry are still running (scripts/kafka.sh stop; scripts/registry.sh stop)."
+echo "Run the sync again: KROW_DEMO_REGISTRY_SECRET=registry-secret $bin/src/krow sync demo/local.yaml   (nothing new: a fast no-op)"

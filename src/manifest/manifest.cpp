@@ -268,6 +268,9 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
   if (!root["source"]) r.fail(root, "the manifest needs a 'source' section (bootstrap_servers, ...)");
   read_source(r, root["source"], m.source, m.saved_source);
   if (auto n = root["registry"]) read_registry(r, n, m.registry);
+  // Files named in the manifest are relative to its folder, like the warehouse path.
+  for (auto* f : {&m.source.ca_file, &m.registry.ca_file})
+    if (!f->empty() && std::filesystem::path(*f).is_relative()) *f = (base / *f).string();
   if (auto n = root["topics"]) read_topics(r, n, m.topics);
   if (!root["warehouse"]) r.fail(root, "the manifest needs a 'warehouse' section (path, schema)");
   read_warehouse(r, root["warehouse"], m.warehouse, base);

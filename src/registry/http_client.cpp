@@ -67,6 +67,20 @@ HttpResponse HttpClient::get(const std::string& path) {
   curl_slist_free_all(headers);
   if (rc != CURLE_OK) {
     r.transport_error = err[0] ? err : curl_easy_strerror(rc);
+    switch (rc) {
+      case CURLE_COULDNT_RESOLVE_HOST:
+      case CURLE_COULDNT_CONNECT:
+      case CURLE_OPERATION_TIMEDOUT:
+      case CURLE_SEND_ERROR:
+      case CURLE_RECV_ERROR:
+      case CURLE_GOT_NOTHING:
+      case CURLE_PARTIAL_FILE:
+      case CURLE_SSL_CONNECT_ERROR:
+        r.transient = true;
+        break;
+      default:  // bad CA file, certificate or host name mismatch, malformed URL...: setup errors
+        break;
+    }
     return r;
   }
   curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &r.status);

@@ -17,6 +17,7 @@ struct HttpResponse {
   std::string body;
   std::string retry_after;  // the Retry-After header, if any
   std::string transport_error;
+  bool transient = false;  // with status 0: worth retrying (network, timeout), not a setup error
 };
 
 class HttpClient {

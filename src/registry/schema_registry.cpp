@@ -41,6 +41,9 @@ SchemaRegistry::Fetched SchemaRegistry::get(const std::string& path) {
   for (;;) {
     ++requests_;
     const auto r = http_.get(path);
+    if (r.status == 0 && !r.transient)
+      throw Refusal{"the schema registry at " + config_.url + " cannot be used: " + r.transport_error +
+                    " (check registry.url and registry.ca_file)"};
     const bool transient = r.status == 0 || r.status == 429 || r.status >= 500 || r.status == 408;
     if (!transient) return {r.status, r.body};
     last = r.status == 0 ? r.transport_error : "HTTP " + std::to_string(r.status);

@@ -29,6 +29,9 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
   plan.sync_id = manifest.name;
   plan.warehouse = warehouse.describe();
   plan.schema = manifest.warehouse.schema;
+  plan.decoders = manifest.registry.configured()
+                      ? "avro, protobuf, json_schema (schema registry " + manifest.registry.url + "), json, string, binary"
+                      : "json, string, binary (no schema registry: framed payloads are kept raw as schema_registry)";
 
   const auto stored = warehouse.positions(manifest.name);
   std::set<std::string> stored_topics;
@@ -122,7 +125,7 @@ std::string format_json(const Plan& plan) {
   for (const auto& t : plan.topics) {
     w.begin_object().field("topic", t.topic).field("table", t.table);
     if (t.topic_id.empty()) w.key("topic_id").null(); else w.field("topic_id", t.topic_id);
-    w.field("decoders", "json, string, binary");
+    w.field("decoders", plan.decoders);
     w.field("messages_to_read", t.to_read());
     if (t.error.empty()) w.key("error").null(); else w.field("error", t.error);
     w.key("partitions").begin_array();
@@ -151,6 +154,7 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
   if (md) out << "# Plan for sync `" << plan.sync_id << "`\n\n";
   else out << "Plan for sync '" << plan.sync_id << "'\n";
   out << (md ? "- warehouse: " : "  warehouse: ") << plan.warehouse << ", schema " << plan.schema << "\n";
+  out << (md ? "- decoders: " : "  decoders: ") << plan.decoders << "\n";
   out << (md ? "- " : "  ") << plan.topics.size() << " topic(s), " << count(plan.to_read())
       << " message offset(s) to read (up to each partition's last stable offset)\n";
   if (!plan.excluded_internal.empty())

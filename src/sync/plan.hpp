@@ -37,6 +37,7 @@ struct Plan {
   std::string sync_id;
   std::string warehouse;  // description of the warehouse
   std::string schema;
+  std::string decoders;   // how keys and values will be read
   std::vector<TopicPlan> topics;
   std::vector<std::string> excluded_internal;  // internal topics left out
   std::vector<StoredPosition> older_topic_ids; // positions of topics since recreated or deleted

@@ -318,13 +318,15 @@ class Run {
   // Most strings are printable ASCII with nothing to escape: they are checked eight bytes
   // at a time and copied as they are. Anything else is validated and escaped byte by byte.
   bool string(const uint8_t* at, size_t len, const char* what) {
+    if (!is_plain_ascii(at, len)) [[unlikely]] return escaped_string(at, len, what);
+    out_.put('"');
+    out_.put(reinterpret_cast<const char*>(at), len);
+    out_.put('"');
+    return true;
+  }
+
+  [[gnu::noinline]] bool escaped_string(const uint8_t* at, size_t len, const char* what) {
     const std::string_view s(reinterpret_cast<const char*>(at), len);
-    if (is_plain_ascii(at, len)) {
-      out_.put('"');
-      out_.put(reinterpret_cast<const char*>(at), len);
-      out_.put('"');
-      return true;
-    }
     if (!is_valid_utf8(s)) return fail(at, what, "is not valid UTF-8");
     append_json_string(out_.string(), s);
     out_.resume();

@@ -1,9 +1,6 @@
 #include "codec/protobuf/reflection_printer.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
