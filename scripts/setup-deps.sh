@@ -13,7 +13,7 @@ apt_packages=(
   build-essential cmake ninja-build ccache pkg-config git curl ca-certificates
   libssl-dev libsasl2-dev libsasl2-modules zlib1g-dev libzstd-dev liblz4-dev
   libsimdjson-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libsodium-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   libprotobuf-dev libprotoc-dev protobuf-compiler libpq-dev
   openjdk-17-jre-headless maven nodejs npm python3 python3-venv openssl
 )

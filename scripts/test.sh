@@ -11,6 +11,7 @@ bash scripts/setup-deps.sh
 preset=${KROW_TEST_PRESET:-ci}
 bash scripts/build.sh "$preset"
 bash scripts/build.sh asan
+bash scripts/build.sh fuzz
 
 export KROW_TEST_BOOTSTRAP=${KROW_TEST_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_PORT:-9092}}
 export KROW_TEST_SASL_BOOTSTRAP=${KROW_TEST_SASL_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_SASL_PORT:-9093}}
@@ -32,6 +33,14 @@ fi
 # Reference payloads come from Confluent's own serializers (Python confluent-kafka).
 bash tests/reference/setup_venv.sh >/dev/null
 
+echo "== fuzz targets (libFuzzer with ASan/UBSan), ${KROW_FUZZ_SECONDS:-20} s each"
+for f in build/fuzz/tests/fuzz/fuzz-*; do
+  corpus="build/fuzz/corpus/$(basename "$f")"
+  mkdir -p "$corpus"
+  "$f" -max_total_time="${KROW_FUZZ_SECONDS:-20}" -print_final_stats=1 "$corpus" >"$corpus.log" 2>&1 ||
+    { tail -40 "$corpus.log"; echo "$(basename "$f") found a failure"; exit 1; }
+  echo "$(basename "$f"): $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$corpus.log" | grep -o '[0-9]*$') runs, no failure"
+done
 echo "== unit tests under ASan/UBSan"
 ctest --test-dir build/asan -L unit --output-on-failure -j2
 echo "== all tests (unit and integration)"

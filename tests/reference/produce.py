@@ -148,7 +148,7 @@ def avro_basic(registry: SchemaRegistryClient, conf: dict):
         expected["f_bytes"] = b64(value["f_bytes"])
         messages.append(Message(key, value, expected))
     serializer = AvroSerializer(registry, json.dumps(AVRO_BASIC_SCHEMA), conf=serializer_conf(conf))
-    return serializer, messages
+    return Built(serializer, messages, verify=avro_verifier(registry))
 
 
 def check_avro_expected(decoded: Any, expected: Any, path: str = "$") -> None:
@@ -731,7 +731,7 @@ def protobuf_basic(registry: SchemaRegistryClient, conf: dict):
         messages.append(Message(None, msg, expected))
     registry = protobuf_registry(registry, conf, {PROTOBUF_BASIC_FILE: PROTOBUF_BASIC})
     serializer = ProtobufSerializer(Order, registry, conf=serializer_conf(conf))
-    return serializer, messages
+    return Built(serializer, messages, verify=protobuf_verifier(indexes={"krow.reference.Order": [1]}))
 
 
 PROTOBUF_REFS_COMMON_FILE = "krow/reference/common.proto"
@@ -793,7 +793,7 @@ def protobuf_refs(registry: SchemaRegistryClient, conf: dict):
         messages.append(Message(f"inv-{len(messages) + 1}", msg, expected))
     registry = protobuf_registry(registry, conf, sources)
     serializer = ProtobufSerializer(Invoice, registry, conf=serializer_conf(conf))
-    return serializer, messages
+    return Built(serializer, messages, verify=protobuf_verifier(indexes={"krow.reference.Invoice": [0]}))
 
 
 PROTOBUF_NESTED_FILE = "krow/reference/nested.proto"
@@ -838,37 +838,23 @@ message B {
 """
 
 
-@scenario("protobuf-nested", "Protobuf messages of nested types, framed with message indexes [0] (one 0x00 "
-          "byte), [1], [1,0], [1,0,0], [1,1], [1,1,1]; string keys")
-def protobuf_nested(registry: SchemaRegistryClient, conf: dict):
+# Hand-written message indexes of every message type in nested.proto.
+PROTOBUF_NESTED_INDEXES = {
+    "krow.reference.nested.A": [0], "krow.reference.nested.B": [1],
+    "krow.reference.nested.B.C": [1, 0], "krow.reference.nested.B.C.D": [1, 0, 0],
+    "krow.reference.nested.B.E": [1, 1], "krow.reference.nested.B.E.F": [1, 1, 1],
+}
+
+
+def protobuf_nested_build(registry: SchemaRegistryClient, conf: dict, inputs: list[tuple[str, dict, dict]]):
+    """Messages of nested.proto's types: (type name under krow.reference.nested, value in
+    protobuf's JSON form, expectation)."""
     from google.protobuf import json_format
     from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
 
     sources = {PROTOBUF_NESTED_FILE: PROTOBUF_NESTED}
     pool = compile_proto(sources)
-    indexes = {"krow.reference.nested.A": [0], "krow.reference.nested.B": [1],
-               "krow.reference.nested.B.C": [1, 0], "krow.reference.nested.B.C.D": [1, 0, 0],
-               "krow.reference.nested.B.E": [1, 1], "krow.reference.nested.B.E.F": [1, 1, 1]}
-    classes = {name: message_class(pool, name) for name in indexes}
-    inputs = [
-        ("A", {"name": "first", "n": "-1"},
-         {"name": "first", "n": "-1"}),
-        ("B.C", {"d": {"depth": -5, "label": "deep"}, "ds": [{}, {"depth": 2147483647}], "c": "see"},
-         {"d": {"depth": -5, "label": "deep"}, "ds": [{"depth": 0, "label": ""}, {"depth": 2147483647, "label": ""}],
-          "c": "see"}),
-        ("B.C.D", {"depth": -2147483648, "label": "d"},
-         {"depth": -2147483648, "label": "d"}),
-        ("B.E", {"kind": "BIG", "d": {"depth": 1}, "by_name": {"x": {"label": "X"}, "": {}}},
-         {"kind": "BIG", "d": {"depth": 1, "label": ""},
-          "by_name": {"x": {"depth": 0, "label": "X"}, "": {"depth": 0, "label": ""}}}),
-        ("B.E.F", {"f": True},
-         {"f": True}),
-        ("B", {"c": {"c": "inner"}},
-         {"c": {"ds": [], "c": "inner"}}),
-        # Every field at its default: nothing after the framing and the indexes.
-        ("B.C.D", {},
-         {"depth": 0, "label": ""}),
-    ]
+    classes = {name: message_class(pool, name) for name in PROTOBUF_NESTED_INDEXES}
     messages = []
     for name, value, expected in inputs:
         msg = json_format.ParseDict(value, classes[f"krow.reference.nested.{name}"]())
@@ -881,7 +867,41 @@ def protobuf_nested(registry: SchemaRegistryClient, conf: dict):
     def serialize(msg, ctx: SerializationContext) -> bytes:
         return serializers[msg.DESCRIPTOR.full_name](msg, ctx)
 
-    return Built(serialize, messages, verify=protobuf_verifier(indexes=indexes))
+    return Built(serialize, messages, verify=protobuf_verifier(indexes=PROTOBUF_NESTED_INDEXES))
+
+
+@scenario("protobuf-nested", "Protobuf messages of nested types, framed with message indexes [0] (one 0x00 "
+          "byte), [1], [1,0], [1,0,0], [1,1]; string keys")
+def protobuf_nested(registry: SchemaRegistryClient, conf: dict):
+    return protobuf_nested_build(registry, conf, [
+        ("A", {"name": "first", "n": "-1"},
+         {"name": "first", "n": "-1"}),
+        ("B.C", {"d": {"depth": -5, "label": "deep"}, "ds": [{}, {"depth": 2147483647}], "c": "see"},
+         {"d": {"depth": -5, "label": "deep"}, "ds": [{"depth": 0, "label": ""}, {"depth": 2147483647, "label": ""}],
+          "c": "see"}),
+        ("B.C.D", {"depth": -2147483648, "label": "d"},
+         {"depth": -2147483648, "label": "d"}),
+        ("B.E", {"kind": "BIG", "d": {"depth": 1}, "by_name": {"x": {"label": "X"}, "": {}}, "f": {}},
+         {"kind": "BIG", "d": {"depth": 1, "label": ""},
+          "by_name": {"x": {"depth": 0, "label": "X"}, "": {"depth": 0, "label": ""}}, "f": {"f": False}}),
+        ("B", {"c": {"c": "inner"}},
+         {"c": {"ds": [], "c": "inner"}}),
+        # Every field at its default: nothing after the framing and the indexes.
+        ("B.C.D", {},
+         {"depth": 0, "label": ""}),
+    ])
+
+
+@scenario("protobuf-nested-map-entry", "Protobuf message B.E.F framed with message indexes [1,1,1]: the "
+          "entry type of E's map field, declared before F, counts as E's nested message 0; string keys")
+def protobuf_nested_map_entry(registry: SchemaRegistryClient, conf: dict):
+    # Confluent's Python serializer counts the nested types as the descriptor lists them, map
+    # entries included (as its deserializer does when it reads the indexes back, and as the
+    # Java serializer's toMessageIndexes does without normalize.schemas).
+    return protobuf_nested_build(registry, conf, [
+        ("B.E.F", {"f": True}, {"f": True}),
+        ("B.E.F", {}, {"f": False}),
+    ])
 
 
 # Compiled in so that the message classes exist; never sent to the registry. Confluent's
@@ -1145,6 +1165,29 @@ JSON_SCHEMA_BASIC = {
 }
 
 
+def json_deserializer(registry: SchemaRegistryClient):
+    """Confluent's JSONDeserializer, which fetches the writer schema by the ID in the framing
+    (references included) and validates what it reads against it; by ID alone, with no
+    subject look-ups (the default subject strategy wants a topic)."""
+    from confluent_kafka.schema_registry.json_schema import JSONDeserializer
+
+    return JSONDeserializer(None, schema_registry_client=registry,
+                            conf={"subject.name.strategy": lambda ctx, name: None})
+
+
+def json_verifier(registry: SchemaRegistryClient):
+    """Reads each JSON Schema value back with Confluent's JSONDeserializer and checks that it,
+    and the payload after the framing, are the document sent."""
+    deserializer = json_deserializer(registry)
+
+    def verify(m: Message, key: bytes | None, value: bytes) -> None:
+        decoded = deserializer(value, None)
+        if decoded != m.expected or json.loads(value[5:]) != m.expected:
+            raise SystemExit(f"internal error: expected {m.expected} but Confluent's deserializer read {decoded}")
+
+    return verify
+
+
 @scenario("json-schema-basic", "JSON Schema (draft-07) object with nested object, array, nulls; string keys")
 def json_schema_basic(registry: SchemaRegistryClient, conf: dict):
     from confluent_kafka.schema_registry.json_schema import JSONSerializer
@@ -1158,7 +1201,7 @@ def json_schema_basic(registry: SchemaRegistryClient, conf: dict):
     ]
     messages = [Message(f"c{i + 1}", v, v) for i, v in enumerate(values)]
     serializer = JSONSerializer(json.dumps(JSON_SCHEMA_BASIC), registry, conf=serializer_conf(conf))
-    return serializer, messages
+    return Built(serializer, messages, verify=json_verifier(registry))
 
 
 # Registered in its own subject and referenced by the name used in "$ref". It has an internal
@@ -1197,7 +1240,7 @@ JSON_SCHEMA_REFS = {
           "internal #/definitions refs; string keys")
 def json_schema_refs(registry: SchemaRegistryClient, conf: dict):
     from confluent_kafka.schema_registry import Schema, SchemaReference
-    from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
+    from confluent_kafka.schema_registry.json_schema import JSONSerializer
     from confluent_kafka.serialization import SerializationError
 
     address = Schema(json.dumps(JSON_SCHEMA_REFS_ADDRESS), "JSON")
@@ -1213,15 +1256,12 @@ def json_schema_refs(registry: SchemaRegistryClient, conf: dict):
     messages = [Message(f"s{i + 1}", v, v) for i, v in enumerate(values)]
     serializer = JSONSerializer(Schema(json.dumps(JSON_SCHEMA_REFS), "JSON", [ref]), registry,
                                 conf=serializer_conf(conf))
-    # Confluent's JSONDeserializer fetches the writer schema by ID, resolves its references and
-    # validates what it reads against it (by ID alone: no subject look-ups).
-    deserializer = JSONDeserializer(None, schema_registry_client=registry, conf={"subject.name.strategy": lambda ctx, name: None})
+    deserializer = json_deserializer(registry)
+    same_document = json_verifier(registry)
     rejected: list[bool] = []
 
     def verify(m: Message, key: bytes | None, value: bytes) -> None:
-        decoded = deserializer(value, None)
-        if decoded != m.expected or json.loads(value[5:]) != m.expected:
-            raise SystemExit(f"internal error: expected {m.expected} but Confluent's deserializer read {decoded}")
+        same_document(m, key, value)
         if not rejected:
             # A zip that breaks the referenced schema's own definition must be refused, which
             # shows that both references were followed.

@@ -360,11 +360,12 @@ TEST_F(ProtobufDecodeTest, MessageIndexesSelectNestedMessages) {
   EXPECT_EQ(json("nest.First", R"(a: "x")", {0}), R"({"a":"x","labels":{}})");
   EXPECT_EQ(json("nest.Second", "flag: true", {1}), R"({"flag":true})");
   EXPECT_EQ(json("nest.First.Alpha", "v: 3", {0, 0}), R"({"v":3})");
-  // Map fields' synthetic entry types have no index: Beta is First's second message.
-  EXPECT_EQ(json("nest.First.Beta", R"(w: "b")", {0, 1}), R"({"w":"b"})");
+  // Map fields' synthetic entry types count, where the map field is declared, as
+  // Confluent's serializers index them: Beta is First's third nested type.
+  EXPECT_EQ(json("nest.First.Beta", R"(w: "b")", {0, 2}), R"({"w":"b"})");
   EXPECT_EQ(json("nest.Third.Middle", "", {2, 0}), R"({"m":{}})");
   EXPECT_EQ(json("nest.Third.Middle.Leaf1", "one: 1", {2, 0, 0}), R"({"one":1})");
-  EXPECT_EQ(json("nest.Third.Middle.Leaf2", R"(two: "2")", {2, 0, 1}), R"({"two":"2"})");
+  EXPECT_EQ(json("nest.Third.Middle.Leaf2", R"(two: "2")", {2, 0, 2}), R"({"two":"2"})");
 }
 
 TEST_F(ProtobufDecodeTest, SingleZeroByteAndExplicitZeroIndexAgree) {
@@ -387,7 +388,7 @@ TEST_F(ProtobufDecodeTest, BadMessageIndexLists) {
   EXPECT_EQ(error_of("\x04\x02"), "truncated message-index list");  // two announced, one given
   EXPECT_EQ(error_of("\x02\x06"), "message index 3 out of range: the schema has 3 top-level messages");
   EXPECT_EQ(error_of("\x02\x01"), "message index -1 out of range: the schema has 3 top-level messages");
-  EXPECT_EQ(error_of(std::string_view("\x04\x00\x04", 3)), "message index 2 out of range: nest.First has 2 nested messages");
+  EXPECT_EQ(error_of(std::string_view("\x04\x00\x06", 3)), "message index 3 out of range: nest.First has 3 nested messages");
   EXPECT_EQ(error_of(std::string_view("\x04\x02\x00", 3)), "message index 0 out of range: nest.Second has 0 nested messages");
   EXPECT_EQ(error_of("\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"),
             "overlong varint in message-index list");  // 11 bytes
@@ -460,6 +461,21 @@ TEST_F(ProtobufDecodeTest, DeepNestingIsAnErrorNotACrash) {
   ASSERT_TRUE(ok.ok) << ok.error;
   EXPECT_THAT(ok.json, StartsWith(R"({"child":{"child":{"child":)"));
   EXPECT_THAT(error_of(nested(5000)), HasSubstr("messages nest deeper than 100 levels"));
+}
+
+TEST_F(ProtobufDecodeTest, OutputGrowthIsBounded) {
+  // An empty Wide prints all 200 of its fields (about 4 KB of JSON from 2 bytes of wire
+  // data): 2,000 of them would be 8 MB from 4 KB, beyond 1 MiB + 64 times the payload.
+  std::string text = "syntax = \"proto3\";\npackage amp;\nmessage Holder { repeated Wide w = 1; }\nmessage Wide {\n";
+  for (int i = 1; i <= 200; ++i) text += "  int32 field_number_" + std::to_string(i) + " = " + std::to_string(i) + ";\n";
+  compile(text + "}\n");
+  std::string payload(1, '\0');
+  for (int i = 0; i < 2000; ++i) payload += std::string("\x0a\x00", 2);
+  EXPECT_EQ(error_of(payload), "JSON text would be larger than 1 MiB plus 64 times the payload");
+  // A hundred are fine.
+  const Result r = decode_bytes(std::string(1, '\0') + payload.substr(1, 200));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_GT(r.json.size(), 300000u);
 }
 
 constexpr const char* kWellKnown = R"proto(

@@ -180,12 +180,7 @@ class Run {
   }
 
   // After the top-level value: the payload must be used up.
-  bool finish() {
-    if (p_ != end_) {
-      return fail_trailing();
-    }
-    return true;
-  }
+  bool finish() { return p_ == end_ || fail_trailing(); }
 
   // The one-line error: the message and, when the failure was inside a field, its path.
   // Deep paths (a recursive type) keep their innermost kPathSegments segments.

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <unordered_set>
 
 #include "codec/protobuf/builtin_files.hpp"
 #include "codec/protobuf/json_numbers.hpp"
@@ -81,7 +80,7 @@ void choose_form(MessagePlan& plan) {
     const FieldPlan* fields = field_named(plan, "fields", T::TYPE_MESSAGE, true);
     pick(MessageForm::struct_, fields != nullptr && fields->is_map ? fields : nullptr, nullptr, false);
   } else if (type == "Value") {
-    if (plan.descriptor->oneof_decl_count() == 1) pick(MessageForm::value, &plan.fields.front(), nullptr, false);
+    if (plan.descriptor->oneof_decl_count() == 1 && !plan.fields.empty()) pick(MessageForm::value, &plan.fields.front(), nullptr, false);
   } else if (type == "ListValue") {
     pick(MessageForm::list_value, field_named(plan, "values", T::TYPE_MESSAGE, true), nullptr, false);
   } else if (type == "Any") {
@@ -156,15 +155,6 @@ void fill_enum_table(FieldPlan& f) {
   }
 }
 
-// True for the nested type that a proto2 group field of `parent` declares.
-bool is_group_type(const gpb::Descriptor* parent, const gpb::Descriptor* nested) {
-  for (int i = 0; i < parent->field_count(); ++i) {
-    const gpb::FieldDescriptor* f = parent->field(i);
-    if (f->type() == gpb::FieldDescriptor::TYPE_GROUP && f->message_type() == nested) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 const FieldPlan* MessagePlan::find_sparse(uint32_t number) const {
@@ -212,9 +202,11 @@ MessagePlan& MessagePlans::add_message(const gpb::Descriptor* descriptor, gpb::D
   for (int i = 0; i < descriptor->nested_type_count(); ++i) {
     const gpb::Descriptor* nested = descriptor->nested_type(i);
     MessagePlan& child = add_message(nested, factory);
-    // Confluent's serializers count declared messages only: the entry types protobuf
-    // synthesizes for map fields, and the types of proto2 groups, have no index.
-    if (!nested->options().map_entry() && !is_group_type(descriptor, nested)) plan.nested.push_back(&child);
+    // Message indexes count every nested type of the descriptor, including the entry types
+    // protobuf synthesizes for map fields: Confluent's serializers index the descriptor's
+    // nested types as they are (checked against its Python serializer, whose own
+    // deserializer reads the same indexes back).
+    plan.nested.push_back(&child);
   }
   return plan;
 }

@@ -80,8 +80,8 @@ struct MessagePlan {
   int32_t oneof_count = 0;                      // oneofs, proto3 optional's synthetic ones included
   bool has_required = false;                    // some field is proto2 required
   bool required_inside = false;                 // has_required, here or in a message it may hold
-  std::vector<const MessagePlan*> nested;       // nested messages the message-index list counts:
-                                                // declared ones only, not map entries or groups
+  std::vector<const MessagePlan*> nested;       // nested types as the message-index list counts
+                                                // them: all, map entries included
   const FieldPlan* first = nullptr;             // special forms: seconds, value, type_url, paths,
   const FieldPlan* second = nullptr;            // fields, values; nanos, value (Any), scale
   std::vector<int32_t> dense_numbers;           // field number -> index in `fields`, -1 = none

@@ -20,13 +20,6 @@ namespace {
 // hundred bytes is parsed without touching the heap's allocator for its fields.
 constexpr size_t kArenaStackBytes = 8192;
 
-}  // namespace
-
-ProtobufDecoder::ProtobufDecoder(const ResolvedSchema& schema)
-    : pool_(schema), factory_(&pool_.pool()), plans_(pool_.pool(), pool_.root(), factory_) {}
-
-namespace {
-
 // Selects the message type and checks the wire data: the common start of both roads.
 const MessagePlan* select_and_check(const MessagePlans& plans, const uint8_t* data, size_t size, size_t& body_offset,
                                     std::string& error) {
@@ -41,6 +34,9 @@ const MessagePlan* select_and_check(const MessagePlans& plans, const uint8_t* da
 }
 
 }  // namespace
+
+ProtobufDecoder::ProtobufDecoder(const ResolvedSchema& schema)
+    : pool_(schema), factory_(&pool_.pool()), plans_(pool_.pool(), pool_.root(), factory_) {}
 
 bool ProtobufDecoder::decode(const uint8_t* data, size_t size, std::string& out, std::string& error) const {
   size_t body = 0;
@@ -70,7 +66,13 @@ bool ProtobufDecoder::decode_reference(const uint8_t* data, size_t size, std::st
     return false;
   }
   ReflectionPrinter printer(plans_, arena, out, error);
-  return printer.print(*message, *plan, 0);
+  const size_t start = out.size();
+  if (!printer.print(*message, *plan, 0)) return false;
+  if (out.size() - start > kOutputFloor + kOutputFactor * (size - body)) {
+    error = "JSON text would be larger than 1 MiB plus 64 times the payload";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace krow::pb

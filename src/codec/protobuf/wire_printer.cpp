@@ -14,6 +14,9 @@ namespace krow::pb {
 
 namespace gpb = google::protobuf;
 
+// Fixed-width values are read with memcpy: the wire's byte order must be the machine's.
+static_assert(std::endian::native == std::endian::little, "the Protobuf wire printer reads little-endian values");
+
 namespace {
 
 // The bytes have passed check_wire, so these reads cannot fail on well-formed input; they
@@ -35,7 +38,7 @@ bool read_varint(const uint8_t*& p, const uint8_t* end, uint64_t& value) {
 uint32_t load32(const uint8_t* p) {
   uint32_t v;
   std::memcpy(&v, p, 4);
-  return v;  // the wire is little-endian, as is every machine krow builds for
+  return v;
 }
 
 uint64_t load64(const uint8_t* p) {
@@ -137,6 +140,7 @@ bool WirePrinter::print(const uint8_t* data, size_t size, const MessagePlan& pla
   links_.clear();
   spans_.clear();
   spans_.push_back({data, size});
+  out_limit_ = out_.size() + kOutputFloor + kOutputFactor * size;
   const bool ok = print_message(0, 1, plan, 0);
   // A huge message leaves huge scratch behind: give it back rather than keep it per thread.
   constexpr size_t kKeep = 1 << 16;
@@ -246,6 +250,7 @@ bool WirePrinter::print_message(size_t span_begin, size_t span_count, const Mess
     }
   }
   release(fs);
+  if (ok && out_.size() > out_limit_) return fail("JSON text would be larger than 1 MiB plus 64 times the payload");
   return ok;
 }
 

@@ -49,6 +49,12 @@ struct WireScratch {
   std::vector<WireSpan> spans;
 };
 
+// Longest JSON text a payload may produce: kOutputFloor plus kOutputFactor times its size.
+// Defaults make output larger than input (an empty nested message prints all its fields),
+// and a hostile payload of many empty messages must not grow the text without bound.
+inline constexpr size_t kOutputFloor = size_t{1} << 20;
+inline constexpr size_t kOutputFactor = 64;
+
 class WirePrinter {
  public:
   // `out` receives the JSON text and `error` a one-line reason on failure; `scratch` is
@@ -59,9 +65,9 @@ class WirePrinter {
 
   // Appends the JSON form of the message of `plan`'s type held in `data[0, size)`, which
   // must have passed check_wire for that plan. Returns false with `error` set when a
-  // proto2 required field is missing or a value has no JSON form (a Timestamp out of range,
-  // an Any of a type outside the schema, a Decimal beyond its bounds...); `out` then holds
-  // partial text.
+  // proto2 required field is missing, a value has no JSON form (a Timestamp out of range,
+  // an Any of a type outside the schema, a Decimal beyond its bounds...) or the text would
+  // outgrow the kOutputFloor / kOutputFactor bound; `out` then holds partial text.
   bool print(const uint8_t* data, size_t size, const MessagePlan& plan);
 
  private:
@@ -102,6 +108,7 @@ class WirePrinter {
   const MessagePlans& plans_;
   std::string& out_;
   std::string& error_;
+  size_t out_limit_ = 0;  // out_.size() must stay at most this
   // Stack-like: indexes, never pointers or references, are kept across nested calls,
   // which may grow the vectors.
   std::vector<Occurrence>& occ_;
