@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   sync->add_flag("-q,--quiet", quiet, "No progress display (it is shown only on a terminal anyway)");
   sync->add_flag("-v,--verbose", verbose, "Show Kafka client warnings and retries");
 
-  auto* status = app.add_subcommand("status", "Show stored positions per table and partition, and recent runs");
+  auto* status = app.add_subcommand("status", "Show per table and partition the stored position, last stable offset and lag, the tables the last run stopped (with their fix), and recent runs");
   status->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
   status->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
 

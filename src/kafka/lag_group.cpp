@@ -1,7 +1,5 @@
 #include "kafka/lag_group.hpp"
 
-#include "kafka/handles.hpp"
-
 namespace krow::kafka {
 
 LagGroup::LagGroup(Client& client, std::string group_id) : client_(client), group_id_(std::move(group_id)) {}
@@ -23,31 +21,63 @@ std::string LagGroup::reason() const {
   return off_;
 }
 
-void LagGroup::commit(const std::vector<Offset>& offsets, std::chrono::milliseconds timeout) {
-  if (offsets.empty() || !reason().empty()) return;
-  PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
-  for (const auto& o : offsets)
-    rd_kafka_topic_partition_list_add(list.get(), o.topic.c_str(), o.partition)->offset = o.next_offset;
+void LagGroup::commit(const std::vector<Offset>& offsets) {
+  if (!reason().empty()) return;
+  for (const auto& o : offsets) unsent_[{o.topic, o.partition}] = o.next_offset;
+  if (in_flight_ && !collect(std::chrono::milliseconds(0))) return;  // sent with the next one
+  send();
+}
+
+void LagGroup::finish(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left = [&] {
+    return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                      deadline - std::chrono::steady_clock::now()));
+  };
+  if (in_flight_ && !collect(left())) return turn_off(RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer");
+  send();
+  if (in_flight_ && !collect(left())) turn_off(RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer");
+}
+
+void LagGroup::send() {
+  if (unsent_.empty() || !reason().empty()) return;
+  PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(unsent_.size())));
+  for (const auto& [tp, offset] : unsent_)
+    rd_kafka_topic_partition_list_add(list.get(), tp.first.c_str(), tp.second)->offset = offset;
+  unsent_.clear();
   rd_kafka_AlterConsumerGroupOffsets_t* request = rd_kafka_AlterConsumerGroupOffsets_new(group_id_.c_str(), list.get());
   AdminOptionsPtr opts(rd_kafka_AdminOptions_new(client_.handle(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS));
   char err[256];
-  rd_kafka_AdminOptions_set_request_timeout(opts.get(), static_cast<int>(timeout.count()), err, sizeof err);
-  QueuePtr queue(rd_kafka_queue_new(client_.handle()));
-  rd_kafka_AlterConsumerGroupOffsets(client_.handle(), &request, 1, opts.get(), queue.get());
+  rd_kafka_AdminOptions_set_request_timeout(opts.get(), 10000, err, sizeof err);
+  in_flight_.reset(rd_kafka_queue_new(client_.handle()));
+  rd_kafka_AlterConsumerGroupOffsets(client_.handle(), &request, 1, opts.get(), in_flight_.get());
   rd_kafka_AlterConsumerGroupOffsets_destroy(request);
-  EventPtr ev(rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 2000));
-  if (!ev) return turn_off(RD_KAFKA_RESP_ERR__TIMED_OUT, "no answer");
-  if (const auto e = rd_kafka_event_error(ev.get())) return turn_off(e, rd_kafka_event_error_string(ev.get()));
+}
+
+bool LagGroup::collect(std::chrono::milliseconds wait) {
+  EventPtr ev(rd_kafka_queue_poll(in_flight_.get(), static_cast<int>(wait.count())));
+  if (!ev) return false;
+  in_flight_.reset();
+  if (const auto e = rd_kafka_event_error(ev.get())) {
+    turn_off(e, rd_kafka_event_error_string(ev.get()));
+    return true;
+  }
   size_t n = 0;
   const auto** groups =
       rd_kafka_AlterConsumerGroupOffsets_result_groups(rd_kafka_event_AlterConsumerGroupOffsets_result(ev.get()), &n);
   for (size_t i = 0; i < n; ++i) {
-    if (const auto* e = rd_kafka_group_result_error(groups[i]))
-      return turn_off(rd_kafka_error_code(e), rd_kafka_error_string(e));
+    if (const auto* e = rd_kafka_group_result_error(groups[i])) {
+      turn_off(rd_kafka_error_code(e), rd_kafka_error_string(e));
+      return true;
+    }
     if (const auto* parts = rd_kafka_group_result_partitions(groups[i]))
       for (int j = 0; j < parts->cnt; ++j)
-        if (parts->elems[j].err) return turn_off(parts->elems[j].err, "");
+        if (parts->elems[j].err) {
+          turn_off(parts->elems[j].err, "");
+          return true;
+        }
   }
+  return true;
 }
 
 }  // namespace krow::kafka

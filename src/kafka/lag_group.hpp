@@ -5,16 +5,23 @@
 // AlterConsumerGroupOffsets, a bounded request that involves no consumer-group machinery
 // in the client.
 //
+// Off the critical path: commit() never waits for the broker. At most one request is in
+// flight; positions committed meanwhile are merged and sent with the next one, and finish()
+// sends the last positions and waits (bounded) for the answer.
+//
 // Optional by design: when the group refuses (no READ on it) or does not answer, lag
 // reporting turns off for the rest of the run and reason() says why, once.
-// Thread: commit() from one thread (the batch writer); reason() from any.
+// Thread: commit() and finish() from one thread at a time; reason() from any.
 
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kafka/client.hpp"
+#include "kafka/handles.hpp"
 
 namespace krow::kafka {
 
@@ -29,18 +36,26 @@ class LagGroup {
   // Uses `client`'s handle (admin requests are thread-safe); the client must outlive this.
   LagGroup(Client& client, std::string group_id);
 
-  // Writes `offsets` to the group and waits for the answer, at most `timeout`. Does
-  // nothing once lag reporting is off.
-  void commit(const std::vector<Offset>& offsets, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // Records positions that were just committed to the warehouse; sends them now or with
+  // the next request. Never blocks on the broker. Does nothing once lag reporting is off.
+  void commit(const std::vector<Offset>& offsets);
+
+  // Sends what is still unsent and waits for the answers, at most `timeout` in all.
+  void finish(std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
   // Empty while lag reporting works; otherwise the sentence to say once.
   std::string reason() const;
 
  private:
+  void send();
+  // Takes the answer of the request in flight, waiting at most `wait`; false if none came.
+  bool collect(std::chrono::milliseconds wait);
   void turn_off(rd_kafka_resp_err_t err, const std::string& detail);
 
   Client& client_;
   std::string group_id_;
+  std::map<std::pair<std::string, int32_t>, int64_t> unsent_;
+  QueuePtr in_flight_;  // the queue of the request awaiting its answer, if any
   mutable std::mutex mu_;
   std::string off_;
 };

@@ -148,7 +148,10 @@ SyncResult SyncRun::run() {
     result_.errors.push_back(e.what());
   }
   progress.finish();
-  if (lag_group_) result_.lag_reporting_off = lag_group_->reason();
+  if (lag_group_) {
+    lag_group_->finish();  // the last positions, and the answers still due
+    result_.lag_reporting_off = lag_group_->reason();
+  }
   lag_group_.reset();
 
   for (const auto& t : topics_) {
