@@ -152,6 +152,11 @@ int cmd_connect(const ConnectArgs& a) {
     throw krow::Error(krow::ErrorClass::config, a.protocol + " needs --username and a secret from --password-env VAR "
                                                              "or --password-stdin");
   if (!a.registry_url.empty()) {
+    const auto scheme = a.registry_url.find("://");
+    if (scheme != std::string::npos &&
+        a.registry_url.substr(scheme + 3, a.registry_url.find('/', scheme + 3) - scheme - 3).find('@') != std::string::npos)
+      throw krow::Error(krow::ErrorClass::config, "--registry-url must not carry a user or password; use "
+                                                  "--registry-username and --registry-password-env");
     s.registry.url = a.registry_url;
     while (!s.registry.url.empty() && s.registry.url.back() == '/') s.registry.url.pop_back();
     s.registry.username = a.registry_username;

@@ -41,8 +41,8 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   set(conf.get(), "enable.ssl.certificate.verification", source.verify_certificates ? "true" : "false");
   set(conf.get(), "ssl.endpoint.identification.algorithm", source.verify_certificates ? "https" : "none");
 
-  // Reading: assign() with explicit offsets and no consumer group: nothing is joined or
-  // committed by the reader (the lag group has a client of its own).
+  // Reading uses the partition consumer with explicit offsets and no consumer group:
+  // nothing is joined or committed (the lag group's positions go through the admin API).
   if (!options.group_id.empty()) set(conf.get(), "group.id", options.group_id);
   set(conf.get(), "enable.auto.commit", "false");
   set(conf.get(), "enable.auto.offset.store", "false");

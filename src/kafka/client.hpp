@@ -2,8 +2,9 @@
 // One librdkafka consumer handle, configured from the manifest's source, used both for
 // cluster metadata (admin calls) and for reading. Owns the handle; not copyable.
 //
-// Thread: create, use and destroy from one thread. librdkafka's own threads only call the
-// error and log callbacks, which only touch the atomic/locked fields below.
+// Thread: create, read and destroy from one thread; admin requests (the lag group's) may
+// come from another. librdkafka's own threads only call the error and log callbacks, which
+// only touch the locked fields below.
 
 #include <librdkafka/rdkafka.h>
 

@@ -17,12 +17,14 @@ Reader::Reader(Client& client, const std::vector<Assignment>& assignments)
       running_[{a.topic, a.partition}] = true;
     }
   } catch (...) {
-    this->~Reader();  // stop what was started before rethrowing
+    release();  // stop what was started before rethrowing
     throw;
   }
 }
 
-Reader::~Reader() {
+Reader::~Reader() { release(); }
+
+void Reader::release() noexcept {
   for (auto& [tp, running] : running_)
     if (running) rd_kafka_consume_stop(topics_[tp.first], tp.second);
   running_.clear();

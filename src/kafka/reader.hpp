@@ -39,6 +39,9 @@ class Reader {
   void stop(const std::string& topic, int32_t partition);
 
  private:
+  // Stops what is running and frees the handles; safe to call twice.
+  void release() noexcept;
+
   Client& client_;
   QueuePtr queue_;
   std::map<std::string, rd_kafka_topic_t*> topics_;              // owned topic handles

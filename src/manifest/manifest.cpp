@@ -201,6 +201,14 @@ void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s, std::
                      " needs source.username and source.password (use ${ENV_VAR} for the secret)");
 }
 
+bool url_has_credentials(const std::string& url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return false;
+  const auto host_end = url.find('/', scheme + 3);
+  return url.substr(scheme + 3, host_end == std::string::npos ? std::string::npos : host_end - scheme - 3)
+             .find('@') != std::string::npos;
+}
+
 void read_registry(const Reader& r, const YAML::Node& node, RegistryConfig& g) {
   r.check_keys(node, "registry", {"url", "username", "password", "ca_file", "avro_unions"});
   if (auto n = node["avro_unions"]) g.tagged_unions = r.one_of(n, "avro_unions", {"plain", "tagged"}) == "tagged";
@@ -209,6 +217,9 @@ void read_registry(const Reader& r, const YAML::Node& node, RegistryConfig& g) {
   if (g.url.rfind("https://", 0) != 0 && g.url.rfind("http://", 0) != 0)
     r.fail(node["url"], "registry.url must start with https:// (or http:// for a local registry)");
   while (!g.url.empty() && g.url.back() == '/') g.url.pop_back();
+  if (url_has_credentials(g.url))
+    r.fail(node["url"], "registry.url must not carry a user or password; put them in registry.username and "
+                        "registry.password (so they never show in messages)");
   if (auto n = node["username"]) g.username = r.text(n, "username");
   if (auto n = node["password"]) g.password = Secret(r.text(n, "password"));
   if (auto n = node["ca_file"]) g.ca_file = r.text(n, "ca_file");

@@ -2,7 +2,12 @@
 
 #include <simdjson.h>
 #include <sodium.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <cstdlib>
@@ -27,14 +32,16 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
+// Written private from the first byte (mode 0600, never through a link), flushed to disk,
+// then renamed over the old file, so a crash leaves the old file or the new one.
 void write_private_file(const std::filesystem::path& p, const std::string& data) {
   const auto tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(ErrorClass::config, "cannot write " + tmp);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  }
-  ::chmod(tmp.c_str(), 0600);
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) throw Error(ErrorClass::config, "cannot write " + tmp + ": " + std::strerror(errno));
+  const bool ok = ::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) throw Error(ErrorClass::config, "cannot write " + tmp + ": " + std::strerror(errno));
   std::filesystem::rename(tmp, p);
 }
 

@@ -18,13 +18,15 @@ BatchWriter::BatchWriter(Warehouse& warehouse, std::string sync_id, Warehouse::W
   thread_ = std::thread([this] { loop(); });
 }
 
-BatchWriter::~BatchWriter() {
+BatchWriter::~BatchWriter() { stop(); }
+
+void BatchWriter::stop() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void BatchWriter::submit(std::unique_ptr<RowBatch>& batch, std::vector<PositionUpdate> positions) {

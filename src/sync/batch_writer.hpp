@@ -42,6 +42,10 @@ class BatchWriter {
   // Waits until everything submitted is committed; rethrows a write error.
   void drain();
 
+  // Finishes the batch being written (if any), drops what was not started, and ends the
+  // thread. Idempotent; the destructor calls it.
+  void stop();
+
   int64_t committed_rows() const { return rows_.load(); }
   int64_t committed_batches() const { return batches_.load(); }
 

@@ -65,6 +65,7 @@ struct PartitionState {
   int32_t partition = 0;
   int64_t next = 0;      // next offset to read; what is committed once the batch is
   int64_t boundary = 0;  // last stable offset captured at start
+  int64_t floor = 0;     // the position stored before this run; a full resync never moves below it
   bool active = false;   // being read in this run
   bool dirty = false;    // moved since the last commit
 };
@@ -146,6 +147,9 @@ SyncResult SyncRun::run() {
     // Whatever was committed stays committed; the next sync resumes from there.
     result_.status = SyncStatus::failed;
     result_.errors.push_back(e.what());
+  } catch (const std::exception& e) {
+    result_.status = SyncStatus::failed;
+    result_.errors.push_back(std::string("unexpected error: ") + e.what());
   }
   progress.finish();
   if (lag_group_) {
@@ -199,6 +203,7 @@ void SyncRun::prepare_tables() {
       ps.topic = &t;
       ps.partition = p.partition;
       ps.boundary = p.boundary;
+      ps.floor = std::max<int64_t>(p.stored, 0);
       if (options_.full_resync) {
         // Re-read from the log start; the position ends at the boundary as usual. Tables
         // left out of a partial resync are not read at all in this run.
@@ -239,6 +244,7 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
   struct Drain {  // whatever happens, committed counts are read after the writer stops
     SyncRun& run;
     ~Drain() {
+      run.writer_->stop();  // a batch being written when an error struck still lands
       run.result_.messages = run.writer_->committed_rows();
       run.result_.batches = run.writer_->committed_batches();
       run.writer_.reset();
@@ -289,6 +295,7 @@ void SyncRun::read_all(kafka::Client& client, Progress& progress) {
       if (static_cast<size_t>(m.partition()) >= t.partitions.size()) continue;
       PartitionState& p = t.partitions[static_cast<size_t>(m.partition())];
       if (!p.active) continue;
+      if (m.offset() < p.next) continue;  // already read (a re-delivery after an offset reset)
       if (m.offset() >= p.boundary) {  // produced after the sync started: the next sync's
         finish_partition(p, reader);
         continue;
@@ -392,7 +399,9 @@ void SyncRun::commit() {
   for (auto& t : topics_)
     for (auto& p : t.partitions)
       if (p.dirty) {
-        positions.push_back({t.plan->topic, t.plan->topic_id, p.partition, p.next});
+        // A full resync re-reads below the stored position; storing its progress there
+        // would make the next append-mode sync write those offsets again.
+        positions.push_back({t.plan->topic, t.plan->topic_id, p.partition, std::max(p.next, p.floor)});
         p.dirty = false;
       }
   if (positions.empty() && batch_->row_count() == 0) return;

@@ -39,7 +39,10 @@ class WireChecker {
       const uint8_t* const field_start = p;
       uint64_t tag = 0;
       if (!varint(p, end, tag)) return fail(field_start, "truncated or overlong field tag");
-      if (tag > std::numeric_limits<uint32_t>::max()) return fail(field_start, "field tag out of range");
+      // A tag is a 32-bit varint: at most 5 bytes, even when padded with zero bytes (protobuf
+      // refuses longer ones, so krow does too).
+      if (tag > std::numeric_limits<uint32_t>::max() || p - field_start > 5)
+        return fail(field_start, "field tag out of range");
       const auto number = static_cast<uint32_t>(tag >> 3);
       const auto wire_type = static_cast<uint32_t>(tag & 7);
       if (number == 0) return fail(field_start, "field number 0");
@@ -64,7 +67,11 @@ class WireChecker {
           break;
         case 2: {
           uint64_t length = 0;
+          const uint8_t* const length_start = p;
           if (!varint(p, end, length)) return fail(field_start, "truncated or overlong length");
+          // Lengths are 32-bit sizes to protobuf: at most 5 bytes and below 2^31.
+          if (p - length_start > 5 || length > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+            return fail(field_start, "length out of range");
           if (length > static_cast<uint64_t>(end - p)) return fail(field_start, "length runs past the end of the data");
           if (!length_delimited(field, extension, p, p + length, depth)) return false;
           p += length;
