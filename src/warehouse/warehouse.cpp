@@ -1,7 +1,7 @@
 #include "warehouse/warehouse.hpp"
 
 #include "util/error.hpp"
-#include "warehouse/duckdb/duckdb_warehouse.hpp"
+#include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
 
 namespace krow {
 

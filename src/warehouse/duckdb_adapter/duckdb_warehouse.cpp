@@ -1,4 +1,4 @@
-#include "warehouse/duckdb/duckdb_warehouse.hpp"
+#include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 
 #include "util/error.hpp"
 #include "util/text.hpp"
-#include "warehouse/duckdb/duckdb_handles.hpp"
+#include "warehouse/duckdb_adapter/duckdb_handles.hpp"
 
 namespace krow {
 

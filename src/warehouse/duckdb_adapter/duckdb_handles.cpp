@@ -1,4 +1,4 @@
-#include "warehouse/duckdb/duckdb_handles.hpp"
+#include "warehouse/duckdb_adapter/duckdb_handles.hpp"
 
 #include <vector>
 
