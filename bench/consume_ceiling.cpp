@@ -38,7 +38,9 @@ int main(int argc, char** argv) {
         ++active;
       }
     }
-    krow::kafka::Reader reader(client, assignments);
+    // As `krow sync`: planning on one client, reading on another sized for the partitions.
+    krow::kafka::Client reading(source, {{}, krow::kafka::prefetch_kib_per_partition(assignments.size()), false});
+    krow::kafka::Reader reader(reading, assignments);
     std::vector<krow::kafka::Message> batch;
     int64_t messages = 0, bytes = 0;
     std::map<int32_t, bool> done;

@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include <malloc.h>
+
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "manifest/manifest.hpp"
@@ -186,6 +188,9 @@ int cmd_sources() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glibc gives each thread that allocates its own heap arena, and freed batch memory then
+  // lingers in several of them; two arenas measured ~30 MiB less peak memory, same speed.
+  mallopt(M_ARENA_MAX, 2);
   CLI::App app{
       "krow copies Kafka topics into a warehouse (DuckDB), one row per message, exactly once.\n"
       "Each sync reads every selected partition up to its last stable offset, commits rows and\n"

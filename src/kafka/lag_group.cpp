@@ -2,7 +2,8 @@
 
 namespace krow::kafka {
 
-LagGroup::LagGroup(Client& client, std::string group_id) : client_(client), group_id_(std::move(group_id)) {}
+LagGroup::LagGroup(Client& client, std::string group_id, std::chrono::milliseconds request_timeout)
+    : client_(client), group_id_(std::move(group_id)), request_timeout_(request_timeout) {}
 
 void LagGroup::turn_off(rd_kafka_resp_err_t err, const std::string& detail) {
   std::lock_guard lock(mu_);
@@ -48,7 +49,7 @@ void LagGroup::send() {
   rd_kafka_AlterConsumerGroupOffsets_t* request = rd_kafka_AlterConsumerGroupOffsets_new(group_id_.c_str(), list.get());
   AdminOptionsPtr opts(rd_kafka_AdminOptions_new(client_.handle(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS));
   char err[256];
-  rd_kafka_AdminOptions_set_request_timeout(opts.get(), 10000, err, sizeof err);
+  rd_kafka_AdminOptions_set_request_timeout(opts.get(), static_cast<int>(request_timeout_.count()), err, sizeof err);
   in_flight_.reset(rd_kafka_queue_new(client_.handle()));
   rd_kafka_AlterConsumerGroupOffsets(client_.handle(), &request, 1, opts.get(), in_flight_.get());
   rd_kafka_AlterConsumerGroupOffsets_destroy(request);

@@ -34,7 +34,11 @@ class LagGroup {
   };
 
   // Uses `client`'s handle (admin requests are thread-safe); the client must outlive this.
-  LagGroup(Client& client, std::string group_id);
+  // A request may wait up to `request_timeout` for the group's coordinator: make it as long
+  // as the sync waits for the cluster, because librdkafka 2.12 can abort the process when a
+  // coordinator request times out while the broker is coming back (an assertion on the
+  // request's reference count, seen here in the broker-outage test).
+  LagGroup(Client& client, std::string group_id, std::chrono::milliseconds request_timeout);
 
   // Records positions that were just committed to the warehouse; sends them now or with
   // the next request. Never blocks on the broker. Does nothing once lag reporting is off.
@@ -54,6 +58,7 @@ class LagGroup {
 
   Client& client_;
   std::string group_id_;
+  std::chrono::milliseconds request_timeout_;
   std::map<std::pair<std::string, int32_t>, int64_t> unsent_;
   QueuePtr in_flight_;  // the queue of the request awaiting its answer, if any
   mutable std::mutex mu_;

@@ -1,8 +1,19 @@
 #include "kafka/reader.hpp"
 
+#include <algorithm>
+
 #include "kafka/errors.hpp"
 
 namespace krow::kafka {
+
+namespace {
+constexpr int kPrefetchKiB = 16 << 10;    // messages fetched ahead, across all partitions read
+constexpr int kMinPrefetchKiB = 1 << 10;  // one fetch response (max.partition.fetch.bytes)
+}  // namespace
+
+int prefetch_kib_per_partition(size_t partitions) {
+  return std::max(kMinPrefetchKiB, kPrefetchKiB / static_cast<int>(std::clamp<size_t>(partitions, 1, 1 << 16)));
+}
 
 Reader::Reader(Client& client, const std::vector<Assignment>& assignments)
     : client_(client), queue_(rd_kafka_queue_new(client.handle())) {

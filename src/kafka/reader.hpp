@@ -17,6 +17,12 @@
 
 namespace krow::kafka {
 
+// The prefetch memory (librdkafka's queued.max.messages.kbytes, which applies per partition)
+// to give a reader of `partitions` partitions: one budget shared by all of them, so memory
+// does not grow with their number, down to one fetch per partition, the least that keeps
+// reading at full speed.
+int prefetch_kib_per_partition(size_t partitions);
+
 struct Assignment {
   std::string topic;
   int32_t partition = 0;

@@ -56,7 +56,9 @@ class RowBatch {
   const std::vector<TableRows>& tables() const { return tables_; }
 
   size_t row_count() const { return rows_; }
-  size_t byte_size() const { return arena_.size() + rows_ * sizeof(Row); }
+  // Row data held: the text of keys, values, headers and errors (what `batch.max_bytes`
+  // bounds); the fixed-size part of each row is bounded by the message count.
+  size_t byte_size() const { return arena_.size(); }
   void count_row() { ++rows_; }
 
   // Empties the batch but keeps its memory for the next one.

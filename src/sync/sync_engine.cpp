@@ -96,7 +96,9 @@ class SyncRun {
 
  private:
   void prepare_tables();
-  void read_all(kafka::Client& client, Progress& progress);
+  // `admin` plans and reports lag; reading gets a client of its own, sized for the
+  // partitions it reads.
+  void read_all(kafka::Client& admin, Progress& progress);
   void handle_error(kafka::Message& m, kafka::Reader& reader);
   void add_row(const kafka::Message& m, TopicState& t, PartitionState& p);
   void finish_partition(PartitionState& p, kafka::Reader& reader);
@@ -127,7 +129,7 @@ SyncResult SyncRun::run() {
   result_.run_id = new_run_id();
   warehouse_ = open_warehouse(manifest_.warehouse, manifest_.name, OpenMode::write);
 
-  kafka::Client client(manifest_.source, kafka::ClientOptions{{}, 32768, options_.verbose});
+  kafka::Client client(manifest_.source, kafka::ClientOptions{.verbose = options_.verbose});
   client.check_connection(std::chrono::seconds(manifest_.source.connect_timeout_s));
   kafka::Cluster cluster(client);
   if (!manifest_.bound_cluster_id.empty()) {
@@ -223,16 +225,19 @@ void SyncRun::prepare_tables() {
   }
 }
 
-void SyncRun::read_all(kafka::Client& client, Progress& progress) {
+void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   std::vector<kafka::Assignment> assignments;
   for (const auto& t : topics_)
     for (const auto& p : t.partitions)
       if (p.active) assignments.push_back({t.plan->topic, p.partition, p.next});
+  kafka::Client client(manifest_.source,
+                       kafka::ClientOptions{{}, kafka::prefetch_kib_per_partition(assignments.size()), options_.verbose});
   // The writer's spare batch has the same table slots as the one being filled.
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id);
   // Positions also go to the lag group once committed, so Kafka's tools can show lag.
-  lag_group_ = std::make_unique<kafka::LagGroup>(client, "krow-" + manifest_.name);
+  lag_group_ = std::make_unique<kafka::LagGroup>(admin, "krow-" + manifest_.name,
+                                                 std::chrono::seconds(manifest_.source.retry_timeout_s));
   auto publish = [this](const std::vector<PositionUpdate>& positions) {
     std::vector<kafka::LagGroup::Offset> offsets;
     for (const auto& p : positions) offsets.push_back({p.topic, p.partition, p.next_offset});
