@@ -100,8 +100,10 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
   // workers measured slower here, spinning while they wait for each other.
   duckdb_set_config(cfg, "threads", "1");
   // Memory stays bounded by the batch size, not the topic size: DuckDB would otherwise keep
-  // every block it wrote cached, up to most of the machine's memory.
-  duckdb_set_config(cfg, "memory_limit", "128MB");
+  // every block it wrote cached, up to most of the machine's memory. With a checkpoint per
+  // batch (below) it holds one batch's rows at a time: 64MB measured as fast as 128MB and
+  // 60-80 MiB less peak memory; 32MB spilled to disk and was 25% slower.
+  duckdb_set_config(cfg, "memory_limit", "64MB");
   char* err = nullptr;
   const auto state = duckdb_open_ext(path.c_str(), &db_, cfg, &err);
   duckdb_destroy_config(&cfg);
