@@ -145,7 +145,8 @@ def ceiling(topic: str, runs: int) -> dict:
 
 def row(name: str, messages: int, wall: float, nbytes: int, rss: float, walls: list[float]) -> dict:
     return {"scenario": name, "messages": messages, "wall_s": round(wall, 3),
-            "messages_per_s": round(messages / wall) if wall else 0, "mb_per_s": round(nbytes / wall / 1e6, 1) if wall else 0,
+            "messages_per_s": round(messages / wall) if wall else 0,
+            "mb_per_s": round(nbytes / wall / 1e6, 1) if wall and nbytes else None,
             "peak_rss_mib": round(rss, 1), "runs_wall_s": [round(w, 3) for w in walls]}
 
 
@@ -238,8 +239,9 @@ def main() -> int:
           f"{'vs ceiling':>10}")
     for r in rows:
         ratio = f"{r['vs_ceiling'] * 100:.0f}%" if "vs_ceiling" in r else ""
+        mb = "-" if r["mb_per_s"] is None else f"{r['mb_per_s']:.1f}"
         print(f"{r['scenario']:<34} {r['messages']:>10,} {r['wall_s']:>8.2f} {r['messages_per_s']:>11,} "
-              f"{r['mb_per_s']:>7.1f} {r['peak_rss_mib']:>13.0f} {ratio:>10}")
+              f"{mb:>7} {r['peak_rss_mib']:>13.0f} {ratio:>10}")
     machine = {"cpus": os.cpu_count(), "cpu": _cpu_model(), "kernel": os.uname().release}
     result = {"started_at": stamp, "messages": n, "runs": args.runs, "machine": machine, "results": rows} | extra
     out = args.out or ROOT / "bench" / "results" / f"{stamp}.json"
