@@ -136,13 +136,13 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
              "finished_at TIMESTAMPTZ, status VARCHAR, record JSON)",
          "creating the runs table");
     // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
-    // default (checkpoint when the WAL passes 16 MB, then merge under-filled row groups)
-    // re-compressed the same rows again and again: measured here, 3,000,000 350-byte JSON
-    // messages took 64 s with merging, its checkpoints growing from 0.6 s to 3.4 s with
-    // the table, and 40 s without, every checkpoint flat at ~0.9 s; and batches of 38,000
-    // rows were twice as slow as batches of 50,000 with the 16 MB trigger, not without it.
-    // The cost: one row group per batch (up to 50,000 rows, not DuckDB's 122,880), and
-    // space freed by a full resync is reclaimed by DuckDB's next merging checkpoint, not krow's.
+    // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
+    // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
+    // messages: 3,000,000 took 64 s with merging, its checkpoints growing from 0.6 s to
+    // 3.4 s with the table, and 40 s without, checkpoints flat at ~0.9 s; and with the 16 MB
+    // trigger, batches of 38,000 rows took twice as long as batches of 50,000. The cost: a
+    // row group per batch (up to 50,000 rows rather than DuckDB's 122,880), and the space a
+    // full resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
     exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
     exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
     has_state_ = true;
