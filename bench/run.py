@@ -131,7 +131,7 @@ def table_counts(db: pathlib.Path, topic: str) -> tuple[int, int]:
     return total, distinct
 
 
-def ceiling(topic: str, runs: int) -> dict:
+def ceiling(label: str, topic: str, runs: int) -> dict:
     results = []
     for _ in range(runs):
         r = check(run_measured([str(CEILING), BOOTSTRAP, topic]), "bench-ceiling")
@@ -140,7 +140,7 @@ def ceiling(topic: str, runs: int) -> dict:
             sys.exit(f"[bench] unexpected bench-ceiling output: {r['stdout']}")
         results.append((r["wall_s"], int(m.group(1)), float(m.group(2)) * 1e6, r["peak_rss_mib"]))
     wall, n, nbytes, rss = sorted(results)[len(results) // 2]
-    return row("ceiling", n, wall, nbytes, rss, [w for w, _, _, _ in results])
+    return row(label, n, wall, nbytes, rss, [w for w, _, _, _ in results])
 
 
 def row(name: str, messages: int, wall: float, nbytes: int, rss: float, walls: list[float]) -> dict:
@@ -150,7 +150,8 @@ def row(name: str, messages: int, wall: float, nbytes: int, rss: float, walls: l
             "peak_rss_mib": round(rss, 1), "runs_wall_s": [round(w, 3) for w in walls]}
 
 
-def sync_runs(work: pathlib.Path, name: str, topic: str, messages: int, runs: int, avro: bool) -> tuple[dict, pathlib.Path]:
+def sync_runs(label: str, work: pathlib.Path, name: str, topic: str, messages: int, runs: int,
+              avro: bool) -> tuple[dict, pathlib.Path]:
     yaml = manifest(work, name, topic, avro)
     db = work / f"{name}.duckdb"
     results = []
@@ -164,7 +165,7 @@ def sync_runs(work: pathlib.Path, name: str, topic: str, messages: int, runs: in
         log(f"{name} run {i + 1}/{runs}: {r['wall_s']:.2f} s, peak {r['peak_rss_mib']:.0f} MiB")
     walls = [w for w, _, _ in results]
     median = sorted(results)[len(results) // 2]
-    return row(name, messages, median[0], median[2], max(r for _, r, _ in results), walls), yaml
+    return row(label, messages, median[0], median[2], max(r for _, r, _ in results), walls), yaml
 
 
 def main() -> int:
@@ -188,11 +189,11 @@ def main() -> int:
         work = pathlib.Path(tmp)
         try:
             produce(json_topic, n, avro=False)
-            ceil = ceiling(json_topic, args.runs)
-            rows.append(ceil | {"scenario": "JSON ceiling"})
-            json_row, yaml = sync_runs(work, "json", json_topic, n, args.runs, avro=False)
+            ceil = ceiling("JSON ceiling", json_topic, args.runs)
+            rows.append(ceil)
+            json_row, yaml = sync_runs("JSON krow sync", work, "json", json_topic, n, args.runs, avro=False)
             json_row["vs_ceiling"] = round(json_row["messages_per_s"] / ceil["messages_per_s"], 3)
-            rows.append(json_row | {"scenario": "JSON krow sync"})
+            rows.append(json_row)
 
             db = work / "json.duckdb"
             noop = sync(yaml)
@@ -217,19 +218,20 @@ def main() -> int:
             if not args.no_avro:
                 topics.append(avro_topic)
                 produce(avro_topic, n, avro=True)
-                aceil = ceiling(avro_topic, args.runs)
-                rows.append(aceil | {"scenario": "Avro ceiling"})
-                avro_row, _ = sync_runs(work, "avro", avro_topic, n, args.runs, avro=True)
+                aceil = ceiling("Avro ceiling", avro_topic, args.runs)
+                rows.append(aceil)
+                avro_row, _ = sync_runs("Avro krow sync", work, "avro", avro_topic, n, args.runs, avro=True)
                 avro_row["vs_ceiling"] = round(avro_row["messages_per_s"] / aceil["messages_per_s"], 3)
                 avro_row["vs_json_time"] = round(avro_row["wall_s"] / json_row["wall_s"], 2)
-                rows.append(avro_row | {"scenario": "Avro krow sync"})
+                rows.append(avro_row)
 
             if args.big > 0:
                 topics.append(big_topic)
                 produce(big_topic, n * args.big, avro=False)
-                big_row, _ = sync_runs(work, "big", big_topic, n * args.big, 1, avro=False)
+                big_row, _ = sync_runs(f"JSON krow sync, {args.big}x messages", work, "big", big_topic, n * args.big, 1,
+                                       avro=False)
                 big_row["rss_vs_1x"] = round(big_row["peak_rss_mib"] / json_row["peak_rss_mib"], 2)
-                rows.append(big_row | {"scenario": f"JSON krow sync, {args.big}x messages"})
+                rows.append(big_row)
         finally:
             for t in topics:
                 subprocess.run(["bash", str(ROOT / "scripts" / "kafka.sh"), "topics", "--delete", "--topic", t],

@@ -230,8 +230,6 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   for (const auto& t : topics_)
     for (const auto& p : t.partitions)
       if (p.active) assignments.push_back({t.plan->topic, p.partition, p.next});
-  kafka::Client client(manifest_.source,
-                       kafka::ClientOptions{{}, kafka::prefetch_kib_per_partition(assignments.size()), options_.verbose});
   // The writer's spare batch has the same table slots as the one being filled.
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id);
@@ -260,6 +258,8 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
     writer_->drain();
     return;
   }
+  kafka::Client client(manifest_.source,
+                       kafka::ClientOptions{{}, kafka::prefetch_kib_per_partition(assignments.size()), options_.verbose});
   kafka::Reader reader(client, assignments);
   std::vector<kafka::Message> messages;
   messages.reserve(1024);
