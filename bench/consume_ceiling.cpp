@@ -25,16 +25,16 @@ int main(int argc, char** argv) {
     krow::kafka::Cluster cluster(client);
     const auto desc = cluster.describe({argv[2]});
     if (desc.empty() || desc[0].error) throw std::runtime_error("cannot describe the topic");
-    std::vector<krow::kafka::TopicPartition> tps;
-    for (int32_t p : desc[0].partitions) tps.push_back({argv[2], p});
+    std::vector<krow::TopicPartition> tps;
+    for (const krow::Partition p : desc[0].partitions) tps.push_back({argv[2], p});
     const auto offsets = cluster.offsets(tps);
-    std::vector<krow::kafka::Assignment> assignments;
-    std::map<int32_t, int64_t> boundary;
+    std::vector<krow::Position> assignments;
+    std::map<krow::Partition, krow::Offset> boundary;
     size_t active = 0;
     for (const auto& o : offsets) {
-      boundary[o.partition] = o.last_stable;
+      boundary[o.partition.partition] = o.last_stable;
       if (o.last_stable > o.earliest) {
-        assignments.push_back({o.topic, o.partition, o.earliest});
+        assignments.push_back({o.partition.topic, desc[0].topic_id, o.partition.partition, o.earliest});
         ++active;
       }
     }
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     krow::kafka::Reader reader(reading, assignments);
     std::vector<krow::kafka::Message> batch;
     int64_t messages = 0, bytes = 0;
-    std::map<int32_t, bool> done;
+    std::map<krow::Partition, bool> done;
     while (done.size() < active) {
       batch.clear();
       reader.poll(batch, 1024, 100);
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
         }
         ++messages;
         bytes += static_cast<int64_t>(m.key_size() + m.value_size());
-        if (m.offset() + 1 >= boundary[m.partition()]) done[m.partition()] = true;
+        if (m.offset().next() >= boundary[m.partition()]) done[m.partition()] = true;
       }
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -25,7 +25,7 @@
 #include "sync/sync_engine.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
-#include "warehouse/warehouse.hpp"
+#include "warehouse/adapters.hpp"
 
 namespace {
 
@@ -97,13 +97,13 @@ int cmd_status(const std::string& manifest_path, const std::string& format) {
   // Lag needs the cluster; status still answers from the warehouse when it is away.
   krow::ClusterView view;
   try {
-    std::vector<krow::kafka::TopicPartition> tps;
+    std::vector<krow::TopicPartition> tps;
     for (const auto& p : warehouse->positions(manifest.name)) tps.push_back({p.topic, p.partition});
     krow::kafka::Client client(manifest.source, {});
     client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
     krow::kafka::Cluster cluster(client, std::chrono::seconds(10));
     for (const auto& o : cluster.offsets(tps))
-      if (!o.error) view.last_stable[{o.topic, o.partition}] = o.last_stable;
+      if (!o.error) view.last_stable[o.partition] = o.last_stable;
     view.reachable = true;
   } catch (const krow::Error& e) {
     view.why_not = e.what();

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "codec/format.hpp"
+#include "util/ids.hpp"
 
 namespace krow {
 
@@ -29,7 +31,7 @@ inline Slice slice_since(const std::string& arena, size_t start) {
 
 struct Decoded {
   Format format = Format::none;
-  int32_t schema_id = 0;  // registry schema ID; 0 when not schema-encoded
+  std::optional<SchemaId> schema_id;  // registry schema ID, when schema-encoded
   Slice text;             // key: exact text, JSON, or base64; value: JSON text
   Slice base64;           // value only: the raw bytes when they could not be decoded
   Slice error;            // why decoding failed or what was noticed; NULL when all is well

@@ -18,15 +18,14 @@ void append_error(std::string& arena, Slice& error, std::string_view text) {
 
 PayloadDecoder::PayloadDecoder(DecoderOptions options, SchemaSource* schemas) : options_(options), schemas_(schemas) {}
 
-bool PayloadDecoder::looks_framed(const uint8_t* data, size_t size, int32_t& schema_id) {
-  if (size < 5 || data[0] != 0x00) return false;
+std::optional<SchemaId> PayloadDecoder::looks_framed(const uint8_t* data, size_t size) {
+  if (size < 5 || data[0] != 0x00) return std::nullopt;
   const uint32_t id = uint32_t(data[1]) << 24 | uint32_t(data[2]) << 16 |
                       uint32_t(data[3]) << 8 | uint32_t(data[4]);
   // ID 0 is never framed: a small big-endian number (a Java Long such as 42) starts with
   // zero bytes too.
-  if (id == 0 || id > 0x7fffffffu) return false;  // registry IDs are positive 32-bit ints
-  schema_id = static_cast<int32_t>(id);
-  return true;
+  if (id == 0 || id > 0x7fffffffu) return std::nullopt;  // registry IDs are positive 32-bit ints
+  return SchemaId(static_cast<int32_t>(id));
 }
 
 PayloadDecoder::PlainKind PayloadDecoder::classify(const char* data, size_t size) {
@@ -36,7 +35,7 @@ PayloadDecoder::PlainKind PayloadDecoder::classify(const char* data, size_t size
   return has_only_text_controls(text) ? PlainKind::string : PlainKind::binary;
 }
 
-bool PayloadDecoder::decode_framed(const uint8_t* data, size_t size, int32_t schema_id, bool is_key,
+bool PayloadDecoder::decode_framed(const uint8_t* data, size_t size, SchemaId schema_id, bool is_key,
                                    std::string& arena, Decoded& out) {
   const char* what = is_key ? "key" : "value";
   // Kept raw (base64) for a later full resync: in the key column for keys, in
@@ -50,7 +49,7 @@ bool PayloadDecoder::decode_framed(const uint8_t* data, size_t size, int32_t sch
     append_error(arena, out.error, reason);
   };
   if (!schemas_) {
-    keep_raw(std::string(what) + " is schema-framed (schema ID " + std::to_string(schema_id) +
+    keep_raw(std::string(what) + " is schema-framed (schema ID " + std::to_string(schema_id.value()) +
              ") but no schema registry is configured; add one and run `krow resync --full` to decode it");
     return true;
   }
@@ -73,7 +72,7 @@ bool PayloadDecoder::decode_framed(const uint8_t* data, size_t size, int32_t sch
     return true;
   }
   arena.resize(start);
-  keep_raw(std::string(what) + " could not be decoded with schema ID " + std::to_string(schema_id) + " (" +
+  keep_raw(std::string(what) + " could not be decoded with schema ID " + std::to_string(schema_id.value()) + " (" +
            std::string(format_name(lookup.format)) + "): " + error);
   return true;
 }
@@ -106,11 +105,11 @@ Decoded PayloadDecoder::decode_key(const void* data, size_t size, bool present, 
   Decoded out;
   if (!present) return out;
   const auto* bytes = static_cast<const uint8_t*>(data);
-  int32_t schema_id = 0;
-  if (looks_framed(bytes, size, schema_id) && decode_framed(bytes, size, schema_id, true, arena, out)) return out;
+  const auto schema_id = looks_framed(bytes, size);
+  if (schema_id && decode_framed(bytes, size, *schema_id, true, arena, out)) return out;
   decode_plain(bytes, size, true, arena, out);
-  if (schema_id != 0)
-    append_error(arena, out.error, "key looked schema-framed (schema ID " + std::to_string(schema_id) +
+  if (schema_id)
+    append_error(arena, out.error, "key looked schema-framed (schema ID " + std::to_string(schema_id->value()) +
                                        ") but the schema registry does not know that ID; read as plain bytes");
   return out;
 }
@@ -124,11 +123,11 @@ Decoded PayloadDecoder::decode_value(const void* data, size_t size, std::string&
     return out;
   }
   const auto* bytes = static_cast<const uint8_t*>(data);
-  int32_t schema_id = 0;
-  if (looks_framed(bytes, size, schema_id) && decode_framed(bytes, size, schema_id, false, arena, out)) return out;
+  const auto schema_id = looks_framed(bytes, size);
+  if (schema_id && decode_framed(bytes, size, *schema_id, false, arena, out)) return out;
   decode_plain(bytes, size, false, arena, out);
-  if (schema_id != 0)
-    append_error(arena, out.error, "value looked schema-framed (schema ID " + std::to_string(schema_id) +
+  if (schema_id)
+    append_error(arena, out.error, "value looked schema-framed (schema ID " + std::to_string(schema_id->value()) +
                                        ") but the schema registry does not know that ID; read as plain bytes");
   return out;
 }

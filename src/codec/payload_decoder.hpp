@@ -35,11 +35,11 @@ class PayloadDecoder {
  private:
   enum class PlainKind { json, string, binary };
   PlainKind classify(const char* data, size_t size);
-  // True when the bytes look like Confluent framing: 0x00, then a non-zero 4-byte ID.
-  static bool looks_framed(const uint8_t* data, size_t size, int32_t& schema_id);
+  // The schema ID when the bytes look like Confluent framing: 0x00, then a non-zero 4-byte ID.
+  static std::optional<SchemaId> looks_framed(const uint8_t* data, size_t size);
   // Decodes a framed key or value. Returns false when the registry does not know the ID,
   // so the caller reads the bytes as plain ones (noting it in `out.error`).
-  bool decode_framed(const uint8_t* data, size_t size, int32_t schema_id, bool is_key, std::string& arena,
+  bool decode_framed(const uint8_t* data, size_t size, SchemaId schema_id, bool is_key, std::string& arena,
                      Decoded& out);
   // Plain bytes: the exact text for keys, JSON (or a JSON string) for values, else base64.
   void decode_plain(const uint8_t* data, size_t size, bool is_key, std::string& arena, Decoded& out);

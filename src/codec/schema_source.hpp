@@ -8,6 +8,7 @@
 
 #include "codec/format.hpp"
 #include "codec/schema_decoder.hpp"
+#include "util/ids.hpp"
 
 namespace krow {
 
@@ -28,7 +29,7 @@ class SchemaSource {
   virtual ~SchemaSource() = default;
   // Transient registry failures are retried inside; when they outlast the retry budget this
   // throws Error(transient), so the sync stops instead of writing error rows.
-  virtual Lookup lookup(int32_t schema_id) = 0;
+  virtual Lookup lookup(SchemaId schema_id) = 0;
 };
 
 }  // namespace krow

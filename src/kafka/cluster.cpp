@@ -85,7 +85,7 @@ std::vector<TopicDescription> Cluster::describe(const std::vector<std::string>& 
     const auto* e = rd_kafka_TopicDescription_error(descs[i]);
     d.error = e ? rd_kafka_error_code(e) : RD_KAFKA_RESP_ERR_NO_ERROR;
     if (!d.error) {
-      d.topic_id = topic_id_text(rd_kafka_TopicDescription_topic_id(descs[i]));
+      d.topic_id = TopicId(topic_id_text(rd_kafka_TopicDescription_topic_id(descs[i])));
       d.internal = rd_kafka_TopicDescription_is_internal(descs[i]);
       size_t ops_n = 0;
       const auto* ops = rd_kafka_TopicDescription_authorized_operations(descs[i], &ops_n);
@@ -96,7 +96,7 @@ std::vector<TopicDescription> Cluster::describe(const std::vector<std::string>& 
       }
       size_t pn = 0;
       const auto** parts = rd_kafka_TopicDescription_partitions(descs[i], &pn);
-      for (size_t p = 0; p < pn; ++p) d.partitions.push_back(rd_kafka_TopicPartitionInfo_partition(parts[p]));
+      for (size_t p = 0; p < pn; ++p) d.partitions.push_back(Partition(rd_kafka_TopicPartitionInfo_partition(parts[p])));
       std::sort(d.partitions.begin(), d.partitions.end());
     }
     out.push_back(std::move(d));
@@ -104,11 +104,11 @@ std::vector<TopicDescription> Cluster::describe(const std::vector<std::string>& 
   return out;
 }
 
-std::vector<int64_t> Cluster::list_offsets(const std::vector<TopicPartition>& partitions,
+std::vector<Offset> Cluster::list_offsets(const std::vector<TopicPartition>& partitions,
                                            int64_t spec, std::vector<rd_kafka_resp_err_t>& errors) {
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (const auto& tp : partitions)
-    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset = spec;
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset = spec;
   AdminOptionsPtr opts(rd_kafka_AdminOptions_new(client_.handle(), RD_KAFKA_ADMIN_OP_LISTOFFSETS));
   char err[256];
   rd_kafka_AdminOptions_set_request_timeout(opts.get(), static_cast<int>(timeout_.count()), err, sizeof err);
@@ -121,13 +121,13 @@ std::vector<int64_t> Cluster::list_offsets(const std::vector<TopicPartition>& pa
   const auto* result = rd_kafka_event_ListOffsets_result(ev.get());
   size_t n = 0;
   const auto** infos = rd_kafka_ListOffsets_result_infos(result, &n);
-  std::vector<int64_t> out(partitions.size(), -1);
+  std::vector<Offset> out(partitions.size());
   errors.assign(partitions.size(), RD_KAFKA_RESP_ERR_NO_ERROR);
   for (size_t i = 0; i < n; ++i) {
     const auto* tp = rd_kafka_ListOffsetsResultInfo_topic_partition(infos[i]);
     for (size_t j = 0; j < partitions.size(); ++j) {
-      if (partitions[j].partition == tp->partition && partitions[j].topic == tp->topic) {
-        out[j] = tp->offset;
+      if (partitions[j].partition.value() == tp->partition && partitions[j].topic == tp->topic) {
+        out[j] = Offset(std::max<int64_t>(tp->offset, 0));
         errors[j] = tp->err;
         break;
       }
@@ -143,9 +143,7 @@ std::vector<PartitionOffsets> Cluster::offsets(const std::vector<TopicPartition>
   const auto earliest = list_offsets(partitions, RD_KAFKA_OFFSET_SPEC_EARLIEST, e1);
   const auto latest = list_offsets(partitions, RD_KAFKA_OFFSET_SPEC_LATEST, e2);
   for (size_t i = 0; i < partitions.size(); ++i) {
-    PartitionOffsets po{partitions[i].topic, partitions[i].partition, earliest[i], latest[i],
-                        e1[i] ? e1[i] : e2[i]};
-    out.push_back(po);
+    out.push_back(PartitionOffsets{partitions[i], earliest[i], latest[i], e1[i] ? e1[i] : e2[i]});
   }
   return out;
 }

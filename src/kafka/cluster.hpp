@@ -11,29 +11,24 @@
 
 #include "kafka/client.hpp"
 #include "kafka/handles.hpp"
+#include "util/ids.hpp"
 
 namespace krow::kafka {
 
 struct TopicDescription {
   std::string name;
-  std::string topic_id;  // Kafka's 22-character URL-safe base64 form
-  std::vector<int32_t> partitions;
+  TopicId topic_id;
+  std::vector<Partition> partitions;
   bool internal = false;
   bool can_read = true;  // the key holds READ (from the broker's authorized operations)
   rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;  // e.g. authorization failed
 };
 
 struct PartitionOffsets {
-  std::string topic;
-  int32_t partition = 0;
-  int64_t earliest = 0;     // log start offset
-  int64_t last_stable = 0;  // end of committed transactions (read_committed latest)
-  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
-};
-
-struct TopicPartition {
-  std::string topic;
-  int32_t partition = 0;
+  TopicPartition partition;
+  Offset earliest;     // log start offset
+  Offset last_stable;  // end of committed transactions (read_committed latest)
+  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;  // then the offsets are 0
 };
 
 class Cluster {
@@ -57,7 +52,7 @@ class Cluster {
  private:
   // Runs one admin request and waits for its result event.
   EventPtr await(rd_kafka_queue_t* queue, const char* what);
-  std::vector<int64_t> list_offsets(const std::vector<TopicPartition>& partitions, int64_t spec,
+  std::vector<Offset> list_offsets(const std::vector<TopicPartition>& partitions, int64_t spec,
                                     std::vector<rd_kafka_resp_err_t>& errors);
 
   Client& client_;

@@ -22,9 +22,9 @@ std::string LagGroup::reason() const {
   return off_;
 }
 
-void LagGroup::commit(const std::vector<Offset>& offsets) {
+void LagGroup::commit(const std::vector<Position>& positions) {
   if (!reason().empty()) return;
-  for (const auto& o : offsets) unsent_[{o.topic, o.partition}] = o.next_offset;
+  for (const auto& p : positions) unsent_[{p.topic, p.partition}] = p.next;
   if (in_flight_ && !collect(std::chrono::milliseconds(0))) return;  // sent with the next one
   send();
 }
@@ -44,7 +44,7 @@ void LagGroup::send() {
   if (unsent_.empty() || !reason().empty()) return;
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(unsent_.size())));
   for (const auto& [tp, offset] : unsent_)
-    rd_kafka_topic_partition_list_add(list.get(), tp.first.c_str(), tp.second)->offset = offset;
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset = offset.value();
   unsent_.clear();
   rd_kafka_AlterConsumerGroupOffsets_t* request = rd_kafka_AlterConsumerGroupOffsets_new(group_id_.c_str(), list.get());
   AdminOptionsPtr opts(rd_kafka_AdminOptions_new(client_.handle(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS));

@@ -22,17 +22,12 @@
 
 #include "kafka/client.hpp"
 #include "kafka/handles.hpp"
+#include "util/ids.hpp"
 
 namespace krow::kafka {
 
 class LagGroup {
  public:
-  struct Offset {
-    std::string topic;
-    int32_t partition = 0;
-    int64_t next_offset = 0;
-  };
-
   // Uses `client`'s handle (admin requests are thread-safe); the client must outlive this.
   // A request may wait up to `request_timeout` for the group's coordinator: make it as long
   // as the sync waits for the cluster, because librdkafka 2.12 can abort the process when a
@@ -42,7 +37,7 @@ class LagGroup {
 
   // Records positions that were just committed to the warehouse; sends them now or with
   // the next request. Never blocks on the broker. Does nothing once lag reporting is off.
-  void commit(const std::vector<Offset>& offsets);
+  void commit(const std::vector<Position>& positions);
 
   // Sends what is still unsent and waits for the answers, at most `timeout` in all.
   void finish(std::chrono::milliseconds timeout = std::chrono::seconds(10));
@@ -59,7 +54,7 @@ class LagGroup {
   Client& client_;
   std::string group_id_;
   std::chrono::milliseconds request_timeout_;
-  std::map<std::pair<std::string, int32_t>, int64_t> unsent_;
+  std::map<TopicPartition, Offset> unsent_;
   QueuePtr in_flight_;  // the queue of the request awaiting its answer, if any
   mutable std::mutex mu_;
   std::string off_;

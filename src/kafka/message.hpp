@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "kafka/handles.hpp"
+#include "util/ids.hpp"
 
 namespace krow::kafka {
 
@@ -20,8 +21,9 @@ class Message {
   const char* error_text() const { return rd_kafka_message_errstr(m_.get()); }
 
   const char* topic() const { return m_->rkt ? rd_kafka_topic_name(m_->rkt) : ""; }
-  int32_t partition() const { return m_->partition; }
-  int64_t offset() const { return m_->offset; }
+  Partition partition() const { return Partition(m_->partition); }
+  // For partition EOF: the offset after the last message.
+  Offset offset() const { return Offset(m_->offset); }
 
   bool has_key() const { return m_->key != nullptr; }
   const void* key() const { return m_->key; }

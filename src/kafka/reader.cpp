@@ -15,16 +15,16 @@ int prefetch_kib_per_partition(size_t partitions) {
   return std::max(kMinPrefetchKiB, kPrefetchKiB / static_cast<int>(std::clamp<size_t>(partitions, 1, 1 << 16)));
 }
 
-Reader::Reader(Client& client, const std::vector<Assignment>& assignments)
+Reader::Reader(Client& client, const std::vector<Position>& starts)
     : client_(client), queue_(rd_kafka_queue_new(client.handle())) {
   try {
-    for (const auto& a : assignments) {
+    for (const auto& a : starts) {
       auto& rkt = topics_[a.topic];
       if (!rkt) rkt = rd_kafka_topic_new(client_.handle(), a.topic.c_str(), nullptr);
       if (!rkt) throw make_error(rd_kafka_last_error(), "opening topic " + a.topic);
-      if (rd_kafka_consume_start_queue(rkt, a.partition, a.start_offset, queue_.get()) != 0)
+      if (rd_kafka_consume_start_queue(rkt, a.partition.value(), a.next.value(), queue_.get()) != 0)
         throw make_error(rd_kafka_last_error(), "starting to read " + a.topic + " partition " +
-                                                    std::to_string(a.partition));
+                                                    std::to_string(a.partition.value()));
       running_[{a.topic, a.partition}] = true;
     }
   } catch (...) {
@@ -37,7 +37,7 @@ Reader::~Reader() { release(); }
 
 void Reader::release() noexcept {
   for (auto& [tp, running] : running_)
-    if (running) rd_kafka_consume_stop(topics_[tp.first], tp.second);
+    if (running) rd_kafka_consume_stop(topics_[tp.topic], tp.partition.value());
   running_.clear();
   for (auto& [name, rkt] : topics_) rd_kafka_topic_destroy(rkt);
   topics_.clear();
@@ -53,11 +53,11 @@ size_t Reader::poll(std::vector<Message>& out, size_t max, int timeout_ms) {
   return static_cast<size_t>(n);
 }
 
-void Reader::stop(const std::string& topic, int32_t partition) {
-  auto it = running_.find({topic, partition});
+void Reader::stop(const TopicPartition& tp) {
+  auto it = running_.find(tp);
   if (it == running_.end() || !it->second) return;
   it->second = false;
-  rd_kafka_consume_stop(topics_[topic], partition);
+  rd_kafka_consume_stop(topics_[tp.topic], tp.partition.value());
 }
 
 }  // namespace krow::kafka

@@ -14,6 +14,7 @@
 #include "kafka/client.hpp"
 #include "kafka/handles.hpp"
 #include "kafka/message.hpp"
+#include "util/ids.hpp"
 
 namespace krow::kafka {
 
@@ -23,16 +24,11 @@ namespace krow::kafka {
 // reading at full speed.
 int prefetch_kib_per_partition(size_t partitions);
 
-struct Assignment {
-  std::string topic;
-  int32_t partition = 0;
-  int64_t start_offset = 0;  // the next offset to read
-};
-
 class Reader {
  public:
-  // Starts fetching every assignment. Throws on an assignment librdkafka refuses.
-  Reader(Client& client, const std::vector<Assignment>& assignments);
+  // Starts fetching every partition at its position (`next`). Throws on a partition
+  // librdkafka refuses.
+  Reader(Client& client, const std::vector<Position>& starts);
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -42,7 +38,7 @@ class Reader {
   size_t poll(std::vector<Message>& out, size_t max, int timeout_ms);
 
   // Stops fetching a partition (it reached its boundary, or its table stopped).
-  void stop(const std::string& topic, int32_t partition);
+  void stop(const TopicPartition& partition);
 
  private:
   // Stops what is running and frees the handles; safe to call twice.
@@ -51,7 +47,7 @@ class Reader {
   Client& client_;
   QueuePtr queue_;
   std::map<std::string, rd_kafka_topic_t*> topics_;              // owned topic handles
-  std::map<std::pair<std::string, int32_t>, bool> running_;      // partitions being fetched
+  std::map<TopicPartition, bool> running_;                       // partitions being fetched
   std::vector<rd_kafka_message_t*> scratch_;
 };
 

@@ -10,162 +10,13 @@
 #include <strings.h>
 
 #include "util/error.hpp"
+#include "warehouse/adapters.hpp"
 
 namespace krow {
 
 namespace {
 
-// Reads one manifest, keeping the file name for messages.
-class Reader {
- public:
-  Reader(std::filesystem::path file, EnvLookup env) : file_(std::move(file)), env_(env) {}
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const {
-    std::ostringstream msg;
-    msg << file_.string();
-    if (at.IsDefined() && at.Mark().line >= 0) msg << ":" << at.Mark().line + 1;
-    msg << ": " << what;
-    throw Error(ErrorClass::config, msg.str());
-  }
-
-  // Rejects keys of `map` that are not in `allowed`, suggesting the closest one.
-  void check_keys(const YAML::Node& map, const std::string& where,
-                  const std::vector<std::string>& allowed) const {
-    if (!map.IsMap()) fail(map, where + " must be a mapping of keys to values");
-    for (const auto& kv : map) {
-      if (!kv.first.IsScalar()) fail(kv.first, "keys in " + where + " must be plain names");
-      const auto key = kv.first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string msg = "unknown key '" + key + "' in " + where;
-      if (auto near = closest(key, allowed); !near.empty()) msg += "; did you mean '" + near + "'?";
-      msg += " (allowed: ";
-      for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
-      fail(kv.first, msg + ")");
-    }
-  }
-
-  std::string text(const YAML::Node& node, const std::string& key) const {
-    if (!node.IsScalar()) fail(node, "'" + key + "' must be a single value");
-    return substitute(node, node.Scalar(), key);
-  }
-
-  bool boolean(const YAML::Node& node, const std::string& key) const {
-    const auto v = text(node, key);
-    if (v == "true" || v == "yes" || v == "on") return true;
-    if (v == "false" || v == "no" || v == "off") return false;
-    fail(node, "'" + key + "' must be true or false, not '" + v + "'");
-  }
-
-  // A count or a size: a plain integer, or a number with KiB/MiB/GiB (or KB/MB/GB).
-  int64_t size(const YAML::Node& node, const std::string& key, int64_t min, int64_t max) const {
-    const auto v = text(node, key);
-    static const std::regex re(R"(^\s*(\d+)\s*(|[KMG]i?B|[kKMG])\s*$)");
-    std::smatch m;
-    if (!std::regex_match(v, m, re))
-      fail(node, "'" + key + "' must be a whole number (optionally with KiB, MiB or GiB), not '" +
-                     v + "'");
-    int64_t n = 0;
-    try {
-      n = std::stoll(m[1]);
-    } catch (...) {
-      fail(node, "'" + key + "' is too large");
-    }
-    const std::string unit = m[2];
-    int64_t scale = 1;
-    if (!unit.empty()) {
-      const bool binary = unit.size() == 3 || unit.size() == 1;
-      const int64_t base = binary ? 1024 : 1000;
-      const char u = static_cast<char>(std::toupper(unit[0]));
-      scale = u == 'K' ? base : u == 'M' ? base * base : base * base * base;
-    }
-    if (n > max / scale || n * scale < min || n * scale > max)
-      fail(node, "'" + key + "' must be between " + std::to_string(min) + " and " +
-                     std::to_string(max) + ", not " + v);
-    return n * scale;
-  }
-
-  std::vector<std::string> list(const YAML::Node& node, const std::string& key) const {
-    std::vector<std::string> out;
-    if (node.IsScalar()) {
-      out.push_back(text(node, key));
-      return out;
-    }
-    if (!node.IsSequence()) fail(node, "'" + key + "' must be a list of strings");
-    for (const auto& item : node) out.push_back(text(item, key));
-    return out;
-  }
-
-  std::string one_of(const YAML::Node& node, const std::string& key,
-                     const std::vector<std::string>& choices) const {
-    auto v = text(node, key);
-    for (const auto& c : choices)
-      if (strcasecmp(c.c_str(), v.c_str()) == 0) return c;
-    std::string msg = "'" + key + "' must be one of ";
-    for (size_t i = 0; i < choices.size(); ++i) msg += (i ? ", " : "") + choices[i];
-    fail(node, msg + "; got '" + v + "'");
-  }
-
- private:
-  // Replaces ${NAME} with the environment variable NAME; "$$" is a literal "$".
-  std::string substitute(const YAML::Node& at, const std::string& in, const std::string& key) const {
-    std::string out;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (in[i] != '$' || i + 1 >= in.size()) {
-        out.push_back(in[i]);
-        continue;
-      }
-      if (in[i + 1] == '$') {
-        out.push_back('$');
-        ++i;
-        continue;
-      }
-      if (in[i + 1] != '{') {
-        out.push_back('$');
-        continue;
-      }
-      const auto close = in.find('}', i + 2);
-      if (close == std::string::npos) fail(at, "'" + key + "' has an unclosed '${'");
-      const auto name = in.substr(i + 2, close - i - 2);
-      static const std::regex ok(R"(^[A-Za-z_][A-Za-z0-9_]*$)");
-      if (!std::regex_match(name, ok))
-        fail(at, "'" + key + "' refers to '${" + name + "}', which is not a valid variable name");
-      const char* value = env_ ? env_(name.c_str()) : std::getenv(name.c_str());
-      if (value == nullptr)
-        fail(at, "'" + key + "' uses ${" + name + "}, but the environment variable " + name +
-                     " is not set; export it before running krow");
-      out += value;
-      i = close;
-    }
-    return out;
-  }
-
-  static size_t distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
-  }
-
-  static std::string closest(const std::string& key, const std::vector<std::string>& allowed) {
-    std::string best;
-    size_t best_d = 3;  // suggest only near misses
-    for (const auto& a : allowed) {
-      const auto d = distance(key, a);
-      if (d < best_d) best_d = d, best = a;
-    }
-    return best;
-  }
-
-  std::filesystem::path file_;
-  EnvLookup env_;
-};
-
-void read_source(const Reader& r, const YAML::Node& node, SourceConfig& s, std::string& saved) {
+void read_source(const ManifestReader& r, const YAML::Node& node, SourceConfig& s, std::string& saved) {
   r.check_keys(node, "source",
                {"saved", "bootstrap_servers", "security_protocol", "sasl_mechanism", "username", "password",
                 "ca_file", "verify_certificates", "connect_timeout", "retry_timeout"});
@@ -209,7 +60,7 @@ bool url_has_credentials(const std::string& url) {
              .find('@') != std::string::npos;
 }
 
-void read_registry(const Reader& r, const YAML::Node& node, RegistryConfig& g) {
+void read_registry(const ManifestReader& r, const YAML::Node& node, RegistryConfig& g) {
   r.check_keys(node, "registry", {"url", "username", "password", "ca_file", "avro_unions"});
   if (auto n = node["avro_unions"]) g.tagged_unions = r.one_of(n, "avro_unions", {"plain", "tagged"}) == "tagged";
   if (!node["url"]) r.fail(node, "registry.url is required (e.g. https://psrc-xxxxx.<region>.<cloud>.confluent.cloud)");
@@ -227,7 +78,7 @@ void read_registry(const Reader& r, const YAML::Node& node, RegistryConfig& g) {
     r.fail(node, "registry.username and registry.password go together (the registry API key and secret)");
 }
 
-void read_topics(const Reader& r, const YAML::Node& node, TopicSelection& t) {
+void read_topics(const ManifestReader& r, const YAML::Node& node, TopicSelection& t) {
   r.check_keys(node, "topics", {"names", "prefixes", "globs", "exclude"});
   if (auto n = node["names"]) t.names = r.list(n, "names");
   if (auto n = node["prefixes"]) t.prefixes = r.list(n, "prefixes");
@@ -235,27 +86,25 @@ void read_topics(const Reader& r, const YAML::Node& node, TopicSelection& t) {
   if (auto n = node["exclude"]) t.exclude = r.list(n, "exclude");
 }
 
-void read_warehouse(const Reader& r, const YAML::Node& node, WarehouseConfig& w,
-                    const std::filesystem::path& base) {
-  r.check_keys(node, "warehouse", {"type", "path", "schema"});
-  if (auto n = node["type"]) w.type = r.one_of(n, "type", {"duckdb"});
-  if (!node["path"]) r.fail(node, "warehouse.path is required (the DuckDB file to write)");
-  w.path = r.text(node["path"], "path");
-  if (w.path.empty()) r.fail(node["path"], "warehouse.path is empty");
-  if (w.path.is_relative()) w.path = base / w.path;
-  if (auto n = node["schema"]) {
-    w.schema = r.text(n, "schema");
+void read_warehouse(const ManifestReader& r, const YAML::Node& node, WarehouseConfig& w) {
+  const Section section(r, node, "warehouse");
+  if (!node.IsMap()) r.fail(node, "warehouse must be a mapping of keys to values");
+  if (section.has("type")) w.type = section.one_of("type", warehouse_types());
+  if (section.has("schema")) {
+    w.schema = section.text("schema");
     static const std::regex ok(R"(^[A-Za-z_][A-Za-z0-9_]{0,62}$)");
     if (!std::regex_match(w.schema, ok))
-      r.fail(n, "warehouse.schema must be a plain identifier (letters, digits, _), not '" +
-                    w.schema + "'");
+      section.fail("schema", "warehouse.schema must be a plain identifier (letters, digits, _; at most 63), not '" +
+                                 w.schema + "'");
   }
+  if (section.has("retry_timeout")) w.retry_timeout_s = static_cast<int>(section.size("retry_timeout", 1, 86400));
+  w.settings = parse_warehouse_settings(w.type, section, {"type", "schema", "retry_timeout"});
 }
 
 }  // namespace
 
 Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& file, EnvLookup env) {
-  Reader r(file, env);
+  ManifestReader r(file, env);
   YAML::Node root;
   try {
     root = YAML::Load(yaml);
@@ -268,7 +117,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
 
   Manifest m;
   m.file = file;
-  const auto base = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  const auto base = r.base();
   m.name = file.stem().string();
   if (auto n = root["name"]) m.name = r.text(n, "name");
   static const std::regex name_ok(R"(^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$)");
@@ -283,8 +132,8 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
   for (auto* f : {&m.source.ca_file, &m.registry.ca_file})
     if (!f->empty() && std::filesystem::path(*f).is_relative()) *f = (base / *f).string();
   if (auto n = root["topics"]) read_topics(r, n, m.topics);
-  if (!root["warehouse"]) r.fail(root, "the manifest needs a 'warehouse' section (path, schema)");
-  read_warehouse(r, root["warehouse"], m.warehouse, base);
+  if (!root["warehouse"]) r.fail(root, "the manifest needs a 'warehouse' section (type and where to write)");
+  read_warehouse(r, root["warehouse"], m.warehouse);
   if (auto n = root["batch"]) {
     r.check_keys(n, "batch", {"max_messages", "max_bytes"});
     if (auto v = n["max_messages"]) m.batch.max_messages = r.size(v, "max_messages", 1, 1'000'000);

@@ -1,26 +1,19 @@
 #pragma once
 // The manifest: what to sync, from where, into where. Loaded from YAML; every key is
-// declared once here with its default, unknown keys are rejected with their line, and
-// `${ENV_VAR}` references are replaced before values are checked.
+// declared once here with its default (the warehouse adapters declare their own keys in
+// their folders), unknown keys are rejected with their line, and `${ENV_VAR}` references
+// are replaced before values are checked.
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "manifest/secret.hpp"
+#include "manifest/section.hpp"
+#include "warehouse/warehouse_config.hpp"
+
 namespace krow {
-
-// A value that must never be printed. It converts to text only through reveal().
-class Secret {
- public:
-  Secret() = default;
-  explicit Secret(std::string value) : value_(std::move(value)) {}
-  const std::string& reveal() const { return value_; }
-  bool empty() const { return value_.empty(); }
-
- private:
-  std::string value_;
-};
 
 struct SourceConfig {
   std::string bootstrap_servers;           // host:port[,host:port...]
@@ -52,12 +45,6 @@ struct TopicSelection {
   bool selects_all() const { return names.empty() && prefixes.empty() && globs.empty(); }
 };
 
-struct WarehouseConfig {
-  std::string type = "duckdb";
-  std::filesystem::path path;     // DuckDB file, relative to the manifest's folder
-  std::string schema = "confluent";
-};
-
 struct BatchConfig {
   int64_t max_messages = 50000;
   int64_t max_bytes = 16ll << 20;
@@ -82,7 +69,6 @@ struct Manifest {
 
 // Loads and checks a manifest. Throws Error(ErrorClass::config) naming the file, line and
 // key of the first problem. `env` looks up environment variables (injectable for tests).
-using EnvLookup = const char* (*)(const char*);
 Manifest load_manifest(const std::filesystem::path& file, EnvLookup env = nullptr);
 Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& file,
                         EnvLookup env = nullptr);

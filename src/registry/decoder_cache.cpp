@@ -7,9 +7,9 @@ namespace krow {
 DecoderCache::DecoderCache(const RegistryConfig& config, const DecodeOptions& options)
     : registry_(config), options_(options) {}
 
-SchemaSource::Lookup DecoderCache::lookup(int32_t schema_id) {
+SchemaSource::Lookup DecoderCache::lookup(SchemaId schema_id) {
   if (auto it = entries_.find(schema_id); it != entries_.end()) return it->second.lookup;
-  const auto answer = registry_.by_id(schema_id);  // throws Error(transient) when retries run out
+  const auto answer = registry_.by_id(schema_id.value());  // throws Error(transient) when retries run out
   Entry e;
   if (answer.outcome == SchemaRegistry::Outcome::not_found) {
     e.lookup.status = Status::unknown;
@@ -38,7 +38,7 @@ SchemaSource::Lookup DecoderCache::lookup(int32_t schema_id) {
       e.lookup.decoder = e.decoder.get();
     } catch (const std::exception& ex) {
       e.lookup.status = Status::unusable;
-      e.lookup.reason = "schema ID " + std::to_string(schema_id) + " cannot be used: " + ex.what();
+      e.lookup.reason = "schema ID " + std::to_string(schema_id.value()) + " cannot be used: " + ex.what();
     }
   }
   return entries_.emplace(schema_id, std::move(e)).first->second.lookup;

@@ -14,7 +14,7 @@ namespace krow {
 class DecoderCache : public SchemaSource {
  public:
   DecoderCache(const RegistryConfig& config, const DecodeOptions& options);
-  Lookup lookup(int32_t schema_id) override;
+  Lookup lookup(SchemaId schema_id) override;
   int registry_requests() const { return registry_.requests(); }
 
  private:
@@ -24,7 +24,7 @@ class DecoderCache : public SchemaSource {
   };
   SchemaRegistry registry_;
   DecodeOptions options_;
-  std::map<int32_t, Entry> entries_;
+  std::map<SchemaId, Entry> entries_;
 };
 
 }  // namespace krow

@@ -1,9 +1,10 @@
 #include "rows/row_batch.hpp"
 
+#include "util/text.hpp"
+
 namespace krow {
 
-size_t RowBatch::table_slot(const std::string& table, const std::string& topic,
-                            const std::string& topic_id) {
+size_t RowBatch::table_slot(const std::string& table, const std::string& topic, const TopicId& topic_id) {
   for (size_t i = 0; i < tables_.size(); ++i)
     if (tables_[i].topic_id == topic_id) return i;
   tables_.push_back(TableRows{table, topic, topic_id, {}});
@@ -15,6 +16,59 @@ void RowBatch::clear() {
   // Slots stay, with their row capacity, for the next batch; the sink skips empty ones.
   for (auto& t : tables_) t.rows.clear();
   rows_ = 0;
+}
+
+void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIndex column, Fallback how,
+                                  std::string_view reason) {
+  Row& row = tables_[table].rows[row_index];
+  const std::string column_name(rows::kColumns[column].name);
+  auto as_text = [&](Slice& json) {
+    const auto text = std::string(json.view(arena_));  // the arena may move while it grows
+    const size_t start = arena_.size();
+    append_json_string(arena_, text);
+    json = slice_since(arena_, start);
+  };
+  std::string note;
+  switch (column) {
+    case rows::kValue:
+      if (how == Fallback::as_text && row.value.text.present) {
+        as_text(row.value.text);
+        row.value.format = Format::string;
+        note = "value stored as its JSON text in a string: ";
+      } else {
+        row.value.text = {};
+        note = "value not stored: ";
+      }
+      break;
+    case rows::kHeaders:
+      if (how == Fallback::as_text && row.headers.present) {
+        as_text(row.headers);
+        note = "headers stored as their JSON text in a string: ";
+      } else {
+        row.headers = {};
+        note = "headers not stored: ";
+      }
+      break;
+    case rows::kKey: row.key.text = {}; break;
+    case rows::kKeyFormat: row.key.format = Format::none; break;
+    case rows::kKeySchemaId: row.key.schema_id.reset(); break;
+    case rows::kValueFormat: row.value.format = Format::none; break;
+    case rows::kValueSchemaId: row.value.schema_id.reset(); break;
+    case rows::kValueBase64: row.value.base64 = {}; break;
+    case rows::kTimestamp:
+    case rows::kTimestampType: row.timestamp_type = rows::TimestampType::none; break;
+    case rows::kDecodeError: row.decode_error = {}; break;
+    default: return;  // NOT NULL columns
+  }
+  if (note.empty()) note = column_name + " not stored: ";
+  note.append(reason);
+  const size_t start = arena_.size();
+  if (row.decode_error.present) {
+    const auto before = std::string(row.decode_error.view(arena_));
+    arena_.append(before).append("; ");
+  }
+  arena_.append(note);
+  row.decode_error = slice_since(arena_, start);
 }
 
 }  // namespace krow

@@ -7,19 +7,20 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codec/decoded.hpp"
+#include "rows/row_contract.hpp"
+#include "util/ids.hpp"
 
 namespace krow {
 
-enum class TimestampType : uint8_t { none, create_time, log_append_time };
-
 struct Row {
-  int32_t partition = 0;
-  int64_t offset = 0;
+  Partition partition;
+  Offset offset;
   int64_t timestamp_ms = 0;
-  TimestampType timestamp_type = TimestampType::none;
+  rows::TimestampType timestamp_type = rows::TimestampType::none;
   Decoded key;
   Decoded value;
   int32_t value_size_bytes = 0;
@@ -30,25 +31,16 @@ struct Row {
 
 // The rows of one table (one topic ID) within a batch.
 struct TableRows {
-  std::string table;     // warehouse table name
-  std::string topic;     // Kafka topic name
-  std::string topic_id;  // Kafka topic ID, base64 text form
+  std::string table;  // warehouse table name
+  std::string topic;  // Kafka topic name
+  TopicId topic_id;
   std::vector<Row> rows;
-};
-
-// Where a partition's reading stands once a batch commits: the next offset to read
-// (last processed offset + 1, or the boundary when the partition is complete).
-struct PositionUpdate {
-  std::string topic;
-  std::string topic_id;
-  int32_t partition = 0;
-  int64_t next_offset = 0;
 };
 
 class RowBatch {
  public:
   // Index of the table slot for a topic ID; creates it on first use.
-  size_t table_slot(const std::string& table, const std::string& topic, const std::string& topic_id);
+  size_t table_slot(const std::string& table, const std::string& topic, const TopicId& topic_id);
 
   std::string& arena() { return arena_; }
   const std::string& arena() const { return arena_; }
@@ -63,6 +55,17 @@ class RowBatch {
 
   // Empties the batch but keeps its memory for the next one.
   void clear();
+
+  // How a column value the warehouse cannot store is stored instead.
+  enum class Fallback {
+    as_text,  // a JSON column keeps its text, as a JSON string (value_format becomes string)
+    as_null,  // the column is NULL
+  };
+  // Replaces one column of a row that the warehouse refused (`reason` says why; it is added
+  // to the row's decode_error), so that the row is stored and its batch commits. Only JSON
+  // columns have `as_text`; other columns always become NULL. NOT NULL columns (id, topic ID,
+  // partition, offset, tombstone flag) hold what every engine stores and are left alone.
+  void replace_unstorable(size_t table, size_t row, rows::ColumnIndex column, Fallback how, std::string_view reason);
 
  private:
   std::string arena_;

@@ -59,9 +59,9 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
   std::vector<std::string> names;
   for (const auto& d : descriptions)
     if (!d.internal) names.push_back(d.name);
-  const auto tables = table_names(manifest.name, names, warehouse.tables());
+  const auto tables = table_names(manifest.name, names, warehouse.tables(), warehouse.name_rules());
 
-  std::vector<kafka::TopicPartition> partitions;
+  std::vector<TopicPartition> partitions;
   for (const auto& d : descriptions) {
     if (d.internal) {
       plan.excluded_internal.push_back(d.name);
@@ -81,7 +81,7 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
       t.error = "no READ permission on topic " + d.name + ". " + kafka::read_acl_fix(d.name, manifest.source.username);
     } else {
       t.topic_id = d.topic_id;
-      for (int32_t p : d.partitions) {
+      for (const Partition p : d.partitions) {
         t.partitions.push_back(PartitionPlan{p});
         partitions.push_back({d.name, p});
       }
@@ -90,23 +90,23 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
   }
 
   const auto offsets = cluster.offsets(partitions);
-  std::map<std::pair<std::string, int32_t>, const kafka::PartitionOffsets*> by_tp;
-  for (const auto& o : offsets) by_tp[{o.topic, o.partition}] = &o;
-  std::map<std::pair<std::string, int32_t>, int64_t> positions;
-  for (const auto& s : stored) positions[{s.topic_id, s.partition}] = s.next_offset;
+  std::map<TopicPartition, const kafka::PartitionOffsets*> by_tp;
+  for (const auto& o : offsets) by_tp[o.partition] = &o;
+  std::map<std::pair<TopicId, Partition>, Offset> positions;
+  for (const auto& s : stored) positions[{s.topic_id, s.partition}] = s.next;
 
   for (auto& t : plan.topics) {
     for (auto& p : t.partitions) {
       const auto* o = by_tp.at({t.topic, p.partition});
       if (o->error && t.error.empty())
         t.error = kafka::make_error(o->error, "reading offsets of " + t.topic, manifest.source.username, t.topic).what();
-      p.earliest = std::max<int64_t>(o->earliest, 0);
-      p.boundary = std::max<int64_t>(o->last_stable, 0);
+      p.earliest = o->earliest;
+      p.boundary = o->last_stable;
       if (auto it = positions.find({t.topic_id, p.partition}); it != positions.end()) p.stored = it->second;
-      p.start = std::max(p.stored, p.earliest);
+      p.start = p.stored ? std::max(*p.stored, p.earliest) : p.earliest;
     }
   }
-  std::set<std::string> live_ids;
+  std::set<TopicId> live_ids;
   for (const auto& t : plan.topics) live_ids.insert(t.topic_id);
   for (const auto& s : stored)
     if (!live_ids.count(s.topic_id)) plan.older_topic_ids.push_back(s);
@@ -124,16 +124,16 @@ std::string format_json(const Plan& plan) {
   w.key("topics").begin_array();
   for (const auto& t : plan.topics) {
     w.begin_object().field("topic", t.topic).field("table", t.table);
-    if (t.topic_id.empty()) w.key("topic_id").null(); else w.field("topic_id", t.topic_id);
+    if (t.topic_id.empty()) w.key("topic_id").null(); else w.field("topic_id", t.topic_id.str());
     w.field("decoders", plan.decoders);
     w.field("messages_to_read", t.to_read());
     if (t.error.empty()) w.key("error").null(); else w.field("error", t.error);
     w.key("partitions").begin_array();
     for (const auto& p : t.partitions) {
-      w.begin_object().field("partition", p.partition);
-      if (p.stored < 0) w.key("stored_position").null(); else w.field("stored_position", p.stored);
-      w.field("log_start_offset", p.earliest).field("last_stable_offset", p.boundary);
-      w.field("start_offset", p.start).field("to_read", p.to_read()).field("retention_gap", p.retention_gap());
+      w.begin_object().field("partition", p.partition.value());
+      if (!p.stored) w.key("stored_position").null(); else w.field("stored_position", p.stored->value());
+      w.field("log_start_offset", p.earliest.value()).field("last_stable_offset", p.boundary.value());
+      w.field("start_offset", p.start.value()).field("to_read", p.to_read()).field("retention_gap", p.retention_gap());
       w.end_object();
     }
     w.end_array().end_object();
@@ -169,25 +169,25 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
         continue;
       }
       for (const auto& p : t.partitions)
-        out << "| `" << t.topic << "` | `" << t.table << "` | " << t.topic_id << " | " << p.partition << " | "
-            << (p.stored < 0 ? "(new)" : count(p.stored)) << " | " << count(p.boundary) << " | "
+        out << "| `" << t.topic << "` | `" << t.table << "` | " << t.topic_id.str() << " | " << p.partition.value()
+            << " | " << (p.stored ? count(p.stored->value()) : "(new)") << " | " << count(p.boundary.value()) << " | "
             << count(p.to_read()) << (p.retention_gap() ? " (gap: expired offsets)" : "") << " |\n";
     }
     return out.str();
   }
   for (const auto& t : plan.topics) {
     out << t.topic << "  ->  " << plan.schema << "." << t.table;
-    if (!t.topic_id.empty()) out << "   (topic id " << t.topic_id << ")";
+    if (!t.topic_id.empty()) out << "   (topic id " << t.topic_id.str() << ")";
     out << "\n";
     if (!t.error.empty()) {
       out << "    stopped: " << t.error << "\n";
       continue;
     }
     for (const auto& p : t.partitions) {
-      out << "    partition " << p.partition << ": position " << (p.stored < 0 ? "new" : count(p.stored))
-          << ", last stable offset " << count(p.boundary) << ", to read " << count(p.to_read());
+      out << "    partition " << p.partition.value() << ": position " << (p.stored ? count(p.stored->value()) : "new")
+          << ", last stable offset " << count(p.boundary.value()) << ", to read " << count(p.to_read());
       if (p.retention_gap())
-        out << "  (offsets " << p.stored << ".." << p.earliest - 1 << " expired before they were read)";
+        out << "  (offsets " << p.stored->value() << ".." << p.earliest.value() - 1 << " expired before they were read)";
       out << "\n";
     }
   }

@@ -4,6 +4,7 @@
 // the range to read. Used by `krow plan` and as the first step of `krow sync`.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,19 +15,19 @@
 namespace krow {
 
 struct PartitionPlan {
-  int32_t partition = 0;
-  int64_t stored = -1;    // committed next offset, -1 before the first sync
-  int64_t earliest = 0;   // log start offset
-  int64_t boundary = 0;   // last stable offset at plan time: read up to, not including, it
-  int64_t start = 0;      // first offset to read: the stored position, or the log start
-  int64_t to_read() const { return boundary > start ? boundary - start : 0; }
+  Partition partition;
+  std::optional<Offset> stored;  // the committed position; none before the first commit
+  Offset earliest;               // log start offset
+  Offset boundary;               // last stable offset at plan time: read up to, not including, it
+  Offset start;                  // first offset to read: the stored position, or the log start
+  int64_t to_read() const { return distance(start, boundary); }
   // Offsets [stored, earliest) expired before they could be read.
-  bool retention_gap() const { return stored >= 0 && earliest > stored; }
+  bool retention_gap() const { return stored && earliest > *stored; }
 };
 
 struct TopicPlan {
   std::string topic;
-  std::string topic_id;
+  TopicId topic_id;  // empty when the topic cannot be described
   std::string table;
   std::vector<PartitionPlan> partitions;
   std::string error;  // set when the table cannot be synced now (names the fix)
@@ -40,7 +41,7 @@ struct Plan {
   std::string decoders;   // how keys and values will be read
   std::vector<TopicPlan> topics;
   std::vector<std::string> excluded_internal;  // internal topics left out
-  std::vector<StoredPosition> older_topic_ids; // positions of topics since recreated or deleted
+  std::vector<Position> older_topic_ids;     // positions of topics since recreated or deleted
   int64_t to_read() const;
 };
 

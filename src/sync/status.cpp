@@ -52,7 +52,7 @@ std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
 
 std::string format_status(const Manifest& manifest, Warehouse& warehouse, const ClusterView& cluster, bool json) {
   auto positions = warehouse.positions(manifest.name);
-  std::sort(positions.begin(), positions.end(), [](const StoredPosition& a, const StoredPosition& b) {
+  std::sort(positions.begin(), positions.end(), [](const Position& a, const Position& b) {
     return std::tie(a.topic, a.topic_id, a.partition) < std::tie(b.topic, b.topic_id, b.partition);
   });
   std::map<std::string, std::string> table_of;
@@ -61,9 +61,10 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
   const auto runs = warehouse.runs(manifest.name, 5);
   const auto stopped = stopped_tables(runs);
   // Lag applies to the live incarnation of a topic: the one whose ID the last run read.
-  auto lso = [&](const StoredPosition& p) -> int64_t {
+  auto lso = [&](const Position& p) -> std::optional<Offset> {
     auto it = cluster.last_stable.find({p.topic, p.partition});
-    return it == cluster.last_stable.end() ? -1 : it->second;
+    if (it == cluster.last_stable.end()) return std::nullopt;
+    return it->second;
   };
 
   if (json) {
@@ -73,9 +74,9 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
     if (!cluster.reachable) w.field("cluster_unreachable_reason", cluster.why_not);
     w.key("positions").begin_array();
     for (const auto& p : positions) {
-      w.begin_object().field("topic", p.topic).field("table", table_of[p.topic]).field("topic_id", p.topic_id)
-          .field("partition", p.partition).field("position", p.next_offset);
-      if (const auto l = lso(p); l >= 0) w.field("last_stable_offset", l).field("lag", std::max<int64_t>(l - p.next_offset, 0));
+      w.begin_object().field("topic", p.topic).field("table", table_of[p.topic]).field("topic_id", p.topic_id.str())
+          .field("partition", p.partition.value()).field("position", p.next.value());
+      if (const auto l = lso(p)) w.field("last_stable_offset", l->value()).field("lag", distance(p.next, *l));
       else w.key("last_stable_offset").null().key("lag").null();
       w.end_object();
     }
@@ -93,22 +94,22 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
   if (positions.empty()) out << "  no committed positions yet: run `krow sync` first\n";
   std::string last;
   for (const auto& p : positions) {
-    const auto head = p.topic + " (" + p.topic_id + ")";
+    const auto head = p.topic + " (" + p.topic_id.str() + ")";
     if (head != last) {
       out << p.topic << "  ->  " << manifest.warehouse.schema << "." << table_of[p.topic] << "   (topic id "
-          << p.topic_id << ")\n";
+          << p.topic_id.str() << ")\n";
       last = head;
     }
-    out << "    partition " << p.partition << ": position " << with_thousands(static_cast<uint64_t>(p.next_offset));
-    if (const auto l = lso(p); l >= 0)
-      out << ", last stable offset " << with_thousands(static_cast<uint64_t>(l)) << ", lag "
-          << with_thousands(static_cast<uint64_t>(std::max<int64_t>(l - p.next_offset, 0)));
+    out << "    partition " << p.partition.value() << ": position " << with_thousands(static_cast<uint64_t>(p.next.value()));
+    if (const auto l = lso(p))
+      out << ", last stable offset " << with_thousands(static_cast<uint64_t>(l->value())) << ", lag "
+          << with_thousands(static_cast<uint64_t>(distance(p.next, *l)));
     out << "\n";
   }
   if (cluster.reachable && !positions.empty()) {
     int64_t total = 0;
     for (const auto& p : positions)
-      if (const auto l = lso(p); l >= 0) total += std::max<int64_t>(l - p.next_offset, 0);
+      if (const auto l = lso(p)) total += distance(p.next, *l);
     out << "total lag " << with_thousands(static_cast<uint64_t>(total)) << " message(s)\n";
   }
   if (!stopped.empty()) out << "\nStopped tables (skipped until the cause is gone; re-checked by every sync):\n";

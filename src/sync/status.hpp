@@ -4,6 +4,7 @@
 // fix; and recent runs.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -15,7 +16,7 @@ namespace krow {
 struct ClusterView {
   bool reachable = false;
   std::string why_not;  // when not reachable
-  std::map<std::pair<std::string, int32_t>, int64_t> last_stable;  // (topic, partition) → LSO
+  std::map<TopicPartition, Offset> last_stable;  // last stable offsets
 };
 
 std::string format_status(const Manifest& manifest, Warehouse& warehouse, const ClusterView& cluster, bool json);

@@ -1,7 +1,8 @@
 #pragma once
-// Runs one sync: plans the boundary (stored positions → last stable offsets), reads every
-// selected partition up to its boundary, decodes messages into row batches, and commits
-// each batch with the positions it advances in one warehouse transaction.
+// Runs one sync: plans the boundary (stored positions → last stable offsets, sync/plan),
+// reads every selected partition up to its boundary (sync/partition_reader), turns messages
+// into rows (sync/row_builder), commits each batch with the positions it advances in one
+// fenced warehouse transaction (sync/committer), and records the run (sync/run_recorder).
 //
 // Positions move only after the write they describe is committed, so an interruption at
 // any point (even kill -9) resumes from the last committed batch without loss or
@@ -35,13 +36,15 @@ struct SyncResult {
   int64_t bytes = 0;      // key + value bytes read
   int64_t batches = 0;
   int64_t decode_errors = 0;
+  int64_t warehouse_retries = 0;  // commits tried again after a retriable warehouse failure
   double seconds = 0;
   std::vector<std::string> errors;  // what stopped tables or the run, each naming its fix
   std::string lag_reporting_off;    // empty when positions reached the lag group
 };
 
-// Throws Error for problems found before anything is read (config, credentials, lock);
-// errors during the run are reported in the result.
+// Throws Error for problems found before anything is read (config, credentials, lock) —
+// recorded as a failed run when the warehouse could be opened; errors during the run are
+// reported in the result.
 SyncResult run_sync(const Manifest& manifest, const SyncOptions& options);
 
 const char* status_name(SyncStatus s);

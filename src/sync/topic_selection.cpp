@@ -33,19 +33,24 @@ std::string sanitize(const std::string& topic) {
   return out;
 }
 
-std::string with_hash(const std::string& base, const std::string& topic) {
+constexpr size_t kSuffixBytes = 9;  // "_" and 8 hex digits
+
+// `base`, cut to leave room for the suffix when `max` requires, with a suffix from a hash
+// of the topic's exact name.
+std::string with_hash(const std::string& base, const std::string& topic, size_t max) {
   uint32_t h = 2166136261u;  // FNV-1a
   for (unsigned char c : topic) h = (h ^ c) * 16777619u;
   char suffix[16];
   std::snprintf(suffix, sizeof suffix, "_%08x", h);
-  return base + suffix;
+  const size_t keep = max ? std::min(base.size(), max - kSuffixBytes) : base.size();
+  return base.substr(0, keep) + suffix;
 }
 
 }  // namespace
 
-std::map<std::string, std::string> table_names(const std::string& sync_id,
-                                               const std::vector<std::string>& topics,
-                                               const std::vector<TableMapping>& recorded) {
+std::map<std::string, std::string> table_names(const std::string& sync_id, const std::vector<std::string>& topics,
+                                               const std::vector<TableMapping>& recorded, const NameRules& rules) {
+  const size_t max = rules.max_identifier_bytes;
   std::map<std::string, std::string> out;
   std::set<std::string> taken;
   for (const auto& m : recorded) taken.insert(m.table);
@@ -62,10 +67,10 @@ std::map<std::string, std::string> table_names(const std::string& sync_id,
   });
   for (const auto& t : fresh) {
     const std::string base = sanitize(t);
-    std::string name = base;
+    std::string name = max && base.size() > max ? with_hash(base, t, max) : base;
     // A suffixed name can itself be taken (a topic may be called like one): salt until free.
     for (int salt = 1; taken.count(name); ++salt)
-      name = with_hash(base, salt == 1 ? t : t + "#" + std::to_string(salt));
+      name = with_hash(base, salt == 1 ? t : t + "#" + std::to_string(salt), max);
     taken.insert(name);
     out[t] = name;
   }

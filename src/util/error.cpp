@@ -8,6 +8,7 @@ const char* error_class_name(ErrorClass c) {
     case ErrorClass::fatal_run: return "fatal_run";
     case ErrorClass::fatal_table: return "fatal_table";
     case ErrorClass::transient: return "transient";
+    case ErrorClass::conflict: return "conflict";
   }
   return "unknown";
 }

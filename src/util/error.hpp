@@ -12,6 +12,7 @@ enum class ErrorClass {
   fatal_run,    // the whole sync cannot go on (bad credentials, unusable warehouse)
   fatal_table,  // one table cannot go on (no READ on its topic, topic deleted); others do
   transient,    // worth retrying from the last committed batch (network, broker outage)
+  conflict,     // the stored state is not what the work started from (someone else moved it)
 };
 
 const char* error_class_name(ErrorClass c);

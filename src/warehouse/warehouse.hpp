@@ -1,25 +1,25 @@
 #pragma once
-// The warehouse interface. An adapter owns everything that touches its engine: DDL, the
-// batch write, and krow's state (positions, table names, run records), so nothing outside
-// warehouse/ writes SQL and the rest of krow never knows which engine it talks to.
+// The warehouse interface. An adapter owns everything that touches its engine: DDL and type
+// mapping (of the row contract in rows/), the batch write, krow's state (positions, table
+// names, run records) and the lock that keeps two syncs of one sync ID apart. Nothing
+// outside warehouse/ writes SQL, and the rest of krow never knows which engine it talks to.
+//
+// State is keyed by sync ID and warehouse schema: the same sync ID writing another schema
+// starts from nothing, as its tables are new.
+//
+// Thread: one thread at a time per object.
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "manifest/manifest.hpp"
 #include "rows/row_batch.hpp"
+#include "util/ids.hpp"
+#include "warehouse/warehouse_config.hpp"
 
 namespace krow {
-
-// A partition's committed position: the next offset to read.
-struct StoredPosition {
-  std::string topic;
-  std::string topic_id;
-  int32_t partition = 0;
-  int64_t next_offset = 0;
-};
 
 // A topic's table, as recorded when the table was created.
 struct TableMapping {
@@ -37,24 +37,39 @@ struct RunRecord {
   std::string json;    // the full record (counts, bytes, durations, errors, gaps)
 };
 
+// A position a batch advances: from the position stored when the batch began (none before
+// a partition's first commit) to the new one. The write is fenced: it happens only if the
+// stored position still is `from`.
+struct PositionMove {
+  Position to;
+  std::optional<Offset> from;
+};
+
+// What an engine allows in names.
+struct NameRules {
+  size_t max_identifier_bytes = 0;  // 0: no limit krow needs to care about
+};
+
 enum class OpenMode { read_only, write };
 
 class Warehouse {
  public:
   virtual ~Warehouse() = default;
 
-  // For messages: "DuckDB file /path/x.duckdb".
+  // For messages: "DuckDB file /path/x.duckdb", "PostgreSQL database krow on host:port".
   virtual std::string describe() const = 0;
 
-  // Committed positions of a sync (empty before its first commit).
-  virtual std::vector<StoredPosition> positions(const std::string& sync_id) = 0;
+  virtual NameRules name_rules() const = 0;
+
+  // Committed positions of a sync in this schema (empty before its first commit).
+  virtual std::vector<Position> positions(const std::string& sync_id) = 0;
 
   // Every topic → table mapping in the warehouse schema, of every sync.
   virtual std::vector<TableMapping> tables() = 0;
 
-  // Creates the table of a topic (if missing) and records the mapping. Idempotent.
-  virtual void create_table(const std::string& sync_id, const std::string& topic,
-                            const std::string& table) = 0;
+  // Creates the table of a topic (if missing) and records the mapping. Idempotent. Throws
+  // fatal_table when a table of that name exists without krow's columns.
+  virtual void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) = 0;
 
   // How a batch's rows meet the rows already stored.
   enum class WriteMode {
@@ -62,22 +77,23 @@ class Warehouse {
     merge,   // a re-read (full resync): rows with the same id are replaced, others kept
   };
 
-  // Writes a batch's rows and the positions they advance in one transaction: either all
-  // of it is visible afterwards or none of it. Throws transient on a write failure, after
-  // rolling back.
-  virtual void commit(const std::string& sync_id, const RowBatch& batch,
-                      const std::vector<PositionUpdate>& positions, WriteMode mode) = 0;
+  // Writes a batch's rows and moves its positions in one transaction: either all of it is
+  // visible afterwards or none of it. Every move is fenced: when a stored position is not
+  // the move's `from`, nothing is written and this throws Error(conflict). A value the
+  // engine refuses is replaced in `batch` (RowBatch::replace_unstorable), so that it becomes
+  // that row's decode_error rather than a failed batch.
+  // Throws transient when retrying can help (connection lost, server restarting,
+  // serialization failure) — the outcome may then be unknown, as when the connection broke
+  // during COMMIT: re-read positions() before a retry. Throws fatal_run when it cannot
+  // (permissions, disk full, read-only), naming the fix.
+  virtual void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+                      WriteMode mode) = 0;
 
-  // Stores a run's record.
+  // Stores a run's record (replacing one with the same run ID).
   virtual void record_run(const RunRecord& run) = 0;
 
   // Recent run records of a sync, newest first.
   virtual std::vector<RunRecord> runs(const std::string& sync_id, int limit) = 0;
 };
-
-// Opens the manifest's warehouse. In write mode it first takes the sync's lock, so two
-// syncs of one sync ID never run at once (throws fatal_run naming the holder's pid).
-std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id,
-                                          OpenMode mode);
 
 }  // namespace krow

@@ -25,9 +25,9 @@ class FixedSource : public krow::SchemaSource {
     json.text = R"({"type":"object"})";
     json_ = krow::compile_json_schema(json, {});
   }
-  Lookup lookup(int32_t id) override {
+  Lookup lookup(SchemaId id) override {
     Lookup l;
-    switch (id) {
+    switch (id.value()) {
       case 1: l.status = Status::ready, l.decoder = avro_.get(), l.format = krow::Format::avro; break;
       case 2: l.status = Status::ready, l.decoder = json_.get(), l.format = krow::Format::json_schema; break;
       case 3: l.status = Status::unusable, l.reason = "refused"; break;

@@ -47,7 +47,7 @@ class PayloadTest : public ::testing::Test {
     EXPECT_EQ(text(d.text), in);
     EXPECT_FALSE(d.base64.present);
     EXPECT_FALSE(d.error.present);
-    EXPECT_EQ(d.schema_id, 0);
+    EXPECT_FALSE(d.schema_id.has_value());
   }
   // A value read as text becomes this JSON string literal.
   void expect_string_value(std::string_view in, std::string_view literal) {
@@ -65,7 +65,7 @@ class PayloadTest : public ::testing::Test {
     EXPECT_EQ(d.format, Format::binary);
     EXPECT_FALSE(d.text.present);
     EXPECT_EQ(text(d.base64), base64);
-    EXPECT_EQ(d.schema_id, 0);
+    EXPECT_FALSE(d.schema_id.has_value());
   }
 };
 
@@ -149,7 +149,7 @@ TEST_F(PayloadTest, FourBytesAreTooShortToBeFramed) {
 TEST_F(PayloadTest, FramedValueWithoutRegistryIsSchemaRegistry) {
   const Decoded d = value(std::string_view("\0\0\0\0\x01", 5));
   EXPECT_EQ(d.format, Format::schema_registry);
-  EXPECT_EQ(d.schema_id, 1);
+  EXPECT_EQ(d.schema_id, SchemaId(1));
   EXPECT_FALSE(d.text.present);  // value NULL
   EXPECT_EQ(text(d.base64), "AAAAAAE=");
   EXPECT_THAT(text(d.error), HasSubstr("no schema registry"));
@@ -158,7 +158,7 @@ TEST_F(PayloadTest, FramedValueWithoutRegistryIsSchemaRegistry) {
 TEST_F(PayloadTest, SchemaIdIsBigEndian) {
   const Decoded d = value(std::string_view("\0\x01\x02\x03\x04", 5));
   EXPECT_EQ(d.format, Format::schema_registry);
-  EXPECT_EQ(d.schema_id, 0x01020304);
+  EXPECT_EQ(d.schema_id, SchemaId(0x01020304));
   EXPECT_EQ(text(d.base64), "AAECAwQ=");
 }
 
@@ -166,7 +166,7 @@ TEST_F(PayloadTest, FramedLookingTextIsStillFramed) {
   // Byte 0 is 0x00, so this can never be text; the rest happens to be JSON.
   const Decoded d = value(std::string_view("\0\0\0\0\x07{}", 7));
   EXPECT_EQ(d.format, Format::schema_registry);
-  EXPECT_EQ(d.schema_id, 7);
+  EXPECT_EQ(d.schema_id, SchemaId(7));
 }
 
 TEST(PayloadLimit, ValueOverTheLimitIsNotStored) {
@@ -243,14 +243,14 @@ TEST_F(PayloadTest, BinaryKeysAreBase64) {
 
   d = key(std::string_view("\0\0\0\0\0\0\0\x2a", 8));  // Java Long 42
   EXPECT_EQ(d.format, Format::binary);
-  EXPECT_EQ(d.schema_id, 0);
+  EXPECT_FALSE(d.schema_id.has_value());
   EXPECT_EQ(text(d.text), "AAAAAAAAACo=");
 }
 
 TEST_F(PayloadTest, FramedKeyIsSchemaRegistry) {
   const Decoded d = key(std::string_view("\0\0\0\0\x05\x02\x03", 7));
   EXPECT_EQ(d.format, Format::schema_registry);
-  EXPECT_EQ(d.schema_id, 5);
+  EXPECT_EQ(d.schema_id, SchemaId(5));
   EXPECT_EQ(text(d.text), "AAAAAAUCAw==");
   EXPECT_THAT(text(d.error), HasSubstr("no schema registry"));
 }

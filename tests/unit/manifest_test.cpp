@@ -7,6 +7,7 @@
 #include <string>
 
 #include "manifest/manifest.hpp"
+#include "warehouse/duckdb_adapter/duckdb_settings.hpp"
 #include "util/error.hpp"
 
 namespace krow {
@@ -21,6 +22,7 @@ const char* test_env(const char* name) {
   if (std::strcmp(name, "KAFKA_KEY") == 0) return "AKEY123";
   if (std::strcmp(name, "KAFKA_SECRET") == 0) return "s3cr$t";
   if (std::strcmp(name, "EMPTY") == 0) return "";
+  if (std::strcmp(name, "PG_SECRET") == 0) return "pg-s3cret";
   return nullptr;
 }
 
@@ -90,7 +92,7 @@ limits:
   EXPECT_EQ(m.topics.exclude, (std::vector<std::string>{"*.dlq"}));
   EXPECT_FALSE(m.topics.selects_all());
   EXPECT_EQ(m.warehouse.type, "duckdb");
-  EXPECT_EQ(m.warehouse.path, fs::path("/data/krow.duckdb"));
+  EXPECT_EQ(m.warehouse.settings_as<DuckDBSettings>().path, fs::path("/data/krow.duckdb"));
   EXPECT_EQ(m.warehouse.schema, "kafka_raw");
   EXPECT_EQ(m.batch.max_messages, 1000);
   EXPECT_EQ(m.batch.max_bytes, 4 * 1024 * 1024);
@@ -116,12 +118,12 @@ TEST(Manifest, NameDefaultsToTheFileStem) {
 }
 
 TEST(Manifest, RelativeWarehousePathIsResolvedAgainstTheManifestFolder) {
-  EXPECT_EQ(parse(kMinimal, "/srv/krow/sync.yaml").warehouse.path,
-            fs::path("/srv/krow/data.duckdb"));
+  auto path = [](const Manifest& m) { return m.warehouse.settings_as<DuckDBSettings>().path; };
+  EXPECT_EQ(path(parse(kMinimal, "/srv/krow/sync.yaml")), fs::path("/srv/krow/data.duckdb"));
   const std::string nested = "source: {bootstrap_servers: k:9092}\nwarehouse: {path: db/w.duckdb}\n";
-  EXPECT_EQ(parse(nested, "conf/sync.yaml").warehouse.path, fs::path("conf/db/w.duckdb"));
+  EXPECT_EQ(path(parse(nested, "conf/sync.yaml")), fs::path("conf/db/w.duckdb"));
   const std::string absolute = "source: {bootstrap_servers: k:9092}\nwarehouse: {path: /abs/w.duckdb}\n";
-  EXPECT_EQ(parse(absolute, "/srv/krow/sync.yaml").warehouse.path, fs::path("/abs/w.duckdb"));
+  EXPECT_EQ(path(parse(absolute, "/srv/krow/sync.yaml")), fs::path("/abs/w.duckdb"));
 }
 
 TEST(Manifest, EnvironmentReferences) {
@@ -268,6 +270,8 @@ TEST(Manifest, NonScalarKeyIsAConfigError) {
   // parse_manifest promises krow::Error(config) for every problem.
   EXPECT_THAT(error_of("[a, b]: 1\n" + kMinimal), HasSubstr(":1:"));
 }
+
+const std::string kSource = "source:\n  bootstrap_servers: localhost:9092\n";
 
 TEST(Manifest, LoadManifestReportsAMissingFile) {
   try {

@@ -156,5 +156,21 @@ TEST(TableNames, CollisionFreeEvenWhenATopicIsNamedLikeASuffixedTable) {
   EXPECT_EQ(tables.size(), 3u) << "two topics share a table: " << ::testing::PrintToString(n);
 }
 
+TEST(TableNames, LongNamesAreCutToTheEngineLimitWithAHashSuffix) {
+  // Kafka allows 249 characters; PostgreSQL identifiers end at 63 bytes.
+  const std::string a = "orders." + std::string(80, 'x') + ".eu", b = "orders." + std::string(80, 'x') + ".us";
+  const Names n = table_names("s", {a, b, "short"}, {}, NameRules{63});
+  EXPECT_EQ(n.at("short"), "short");
+  EXPECT_EQ(n.at(a).size(), 63u);
+  EXPECT_EQ(n.at(b).size(), 63u);
+  EXPECT_NE(n.at(a), n.at(b));  // same first 54 characters, different suffixes
+  EXPECT_THAT(n.at(a), MatchesRegex("orders_x+_[0-9a-f]{8}"));
+  // No limit: the whole name.
+  EXPECT_EQ(table_names("s", {a}, {}).at(a).size(), a.size());
+  // A name of exactly the limit is kept as it is.
+  const std::string exact(63, 'q');
+  EXPECT_EQ(table_names("s", {exact}, {}, NameRules{63}).at(exact), exact);
+}
+
 }  // namespace
 }  // namespace krow

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "warehouse/duckdb_adapter/duckdb_errors.hpp"
 
 namespace krow::duck {
 
@@ -24,7 +25,7 @@ Prepared::Prepared(duckdb_connection conn, const char* sql) {
 
 void Prepared::run(Result& out, const char* what) {
   if (duckdb_execute_prepared(p_, out.get()) == DuckDBError)
-    throw Error(ErrorClass::transient, std::string(what) + " failed in DuckDB: " + out.error());
+    throw make_error(duckdb_result_error_type(out.get()), out.error(), what);
 }
 
 Appender::Appender(duckdb_connection conn, const char* catalog, const std::string& schema, const std::string& table) {
@@ -33,8 +34,11 @@ Appender::Appender(duckdb_connection conn, const char* catalog, const std::strin
 }
 
 void Appender::fail(const char* what) {
-  const char* e = duckdb_appender_error(a_);
-  throw Error(ErrorClass::transient, std::string(what) + " failed in DuckDB: " + (e ? e : "unknown error"));
+  duckdb_error_data data = duckdb_appender_error_data(a_);
+  const char* e = data ? duckdb_error_data_message(data) : nullptr;
+  auto error = make_error(data ? duckdb_error_data_error_type(data) : DUCKDB_ERROR_INVALID, e ? e : "unknown error", what);
+  duckdb_destroy_error_data(&data);
+  throw error;
 }
 
 DataChunk::DataChunk(duckdb_appender appender) {

@@ -21,6 +21,7 @@ class Result {
   std::string text(idx_t col, idx_t row);
   int64_t int64(idx_t col, idx_t row) { return duckdb_value_int64(&r_, col, row); }
   const char* error() { return duckdb_result_error(&r_); }
+  idx_t rows_changed() { return duckdb_rows_changed(&r_); }
 
  private:
   duckdb_result r_{};
@@ -33,7 +34,7 @@ class Prepared {
   Prepared(const Prepared&) = delete;
   Prepared& operator=(const Prepared&) = delete;
   duckdb_prepared_statement get() { return p_; }
-  // Runs it; throws Error(fatal_run) with DuckDB's message on failure.
+  // Runs it; throws the Error of duck::make_error on failure.
   void run(Result& out, const char* what);
 
  private:
@@ -47,7 +48,7 @@ class Appender {
   Appender(const Appender&) = delete;
   Appender& operator=(const Appender&) = delete;
   duckdb_appender get() { return a_; }
-  // Throws Error(transient) with DuckDB's message.
+  // Throws the Error of duck::make_error for the appender's error.
   [[noreturn]] void fail(const char* what);
 
  private:

@@ -4,8 +4,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "rows/row_contract.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
+#include "warehouse/duckdb_adapter/duckdb_errors.hpp"
 #include "warehouse/duckdb_adapter/duckdb_handles.hpp"
 
 namespace krow {
@@ -23,31 +25,17 @@ std::string quote(const std::string& ident) {
 
 constexpr const char* kStateSchema = "_krow";
 
-// Column order of every row table; append_rows fills vectors in this order.
-constexpr const char* kRowColumns =
-    "id VARCHAR NOT NULL, "
-    "kafka_topic_id VARCHAR NOT NULL, "
-    "kafka_partition INTEGER NOT NULL, "
-    "kafka_offset BIGINT NOT NULL, "
-    "kafka_timestamp TIMESTAMPTZ, "
-    "kafka_timestamp_type VARCHAR, "
-    "key VARCHAR, "
-    "key_format VARCHAR, "
-    "key_schema_id INTEGER, "
-    "value JSON, "
-    "value_format VARCHAR, "
-    "value_schema_id INTEGER, "
-    "value_base64 VARCHAR, "
-    "value_size_bytes INTEGER, "
-    "headers JSON, "
-    "is_tombstone BOOLEAN NOT NULL, "
-    "decode_error VARCHAR";
-
-enum Col : idx_t {
-  kId, kTopicId, kPartition, kOffset, kTimestamp, kTimestampType, kKey, kKeyFormat, kKeySchemaId,
-  kValue, kValueFormat, kValueSchemaId, kValueBase64, kValueSize, kHeaders, kTombstone, kDecodeError,
-  kColumnCount
-};
+const char* duckdb_type(rows::LogicalType t) {
+  switch (t) {
+    case rows::LogicalType::text: return "VARCHAR";
+    case rows::LogicalType::int32: return "INTEGER";
+    case rows::LogicalType::int64: return "BIGINT";
+    case rows::LogicalType::timestamp: return "TIMESTAMPTZ";
+    case rows::LogicalType::json: return "JSON";
+    case rows::LogicalType::boolean: return "BOOLEAN";
+  }
+  return "VARCHAR";
+}
 
 // Writes one column of a data chunk.
 struct Column {
@@ -72,22 +60,21 @@ struct Column {
   void set(idx_t row, T v) {
     static_cast<T*>(duckdb_vector_get_data(vec))[row] = v;
   }
-};
-
-std::string_view timestamp_type_name(TimestampType t) {
-  switch (t) {
-    case TimestampType::create_time: return "create_time";
-    case TimestampType::log_append_time: return "log_append_time";
-    case TimestampType::none: break;
+  void set_schema_id(idx_t row, const std::optional<SchemaId>& id) {
+    if (id) set<int32_t>(row, id->value());
+    else set_null(row);
   }
-  return {};
-}
+  void set_format(idx_t row, Format f) {
+    if (f == Format::none) set_null(row);
+    else set_text(row, format_name(f));
+  }
+};
 
 }  // namespace
 
 DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
-    : config_(config) {
-  const auto& path = config_.path;
+    : config_(config), settings_(config.settings_as<DuckDBSettings>()) {
+  const auto& path = settings_.path;
   if (mode == OpenMode::read_only && !std::filesystem::exists(path)) return;  // nothing synced yet
   if (mode == OpenMode::write) {
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
@@ -120,21 +107,7 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     throw Error(ErrorClass::fatal_run, "cannot connect to " + describe());
 
   if (mode == OpenMode::write) {
-    exec("CREATE SCHEMA IF NOT EXISTS " + quote(config_.schema), "creating the warehouse schema");
-    exec(std::string("CREATE SCHEMA IF NOT EXISTS ") + kStateSchema, "creating krow's state schema");
-    exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
-             ".positions (sync_id VARCHAR NOT NULL, topic VARCHAR NOT NULL, topic_id VARCHAR NOT NULL, "
-             "kafka_partition INTEGER NOT NULL, next_offset BIGINT NOT NULL, updated_at TIMESTAMPTZ NOT NULL)",
-         "creating the positions table");
-    exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
-             ".tables (sync_id VARCHAR NOT NULL, topic VARCHAR NOT NULL, warehouse_schema VARCHAR NOT NULL, "
-             "table_name VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL, "
-             "PRIMARY KEY (warehouse_schema, table_name))",
-         "creating the tables table");
-    exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
-             ".runs (run_id VARCHAR PRIMARY KEY, sync_id VARCHAR NOT NULL, started_at TIMESTAMPTZ, "
-             "finished_at TIMESTAMPTZ, status VARCHAR, record JSON)",
-         "creating the runs table");
+    create_state();
     // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
     // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
     // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
@@ -148,7 +121,11 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     has_state_ = true;
   } else {
     duck::Result r;
-    duckdb_query(conn_, "SELECT 1 FROM information_schema.tables WHERE table_schema = '_krow' AND table_name = 'positions'", r.get());
+    duckdb_query(conn_,
+                 "SELECT 1 FROM information_schema.columns WHERE table_schema = '_krow' AND table_name = 'positions' "
+                 "AND column_name = 'warehouse_schema'",
+                 r.get());
+    // A file of an earlier krow that no sync has opened since reads as empty until then.
     has_state_ = r.rows() > 0;
   }
 }
@@ -158,23 +135,67 @@ DuckDBWarehouse::~DuckDBWarehouse() {
   if (db_) duckdb_close(&db_);
 }
 
-std::string DuckDBWarehouse::describe() const { return "DuckDB file " + config_.path.string(); }
+std::string DuckDBWarehouse::describe() const { return "DuckDB file " + settings_.path.string(); }
 
 void DuckDBWarehouse::exec(const std::string& sql, const char* what) {
   duck::Result r;
   if (duckdb_query(conn_, sql.c_str(), r.get()) == DuckDBError)
-    throw Error(ErrorClass::transient, std::string(what) + " failed in " + describe() + ": " + r.error());
+    throw duck::make_error(duckdb_result_error_type(r.get()), r.error(), std::string(what) + " in " + describe());
 }
 
-std::vector<StoredPosition> DuckDBWarehouse::positions(const std::string& sync_id) {
-  std::vector<StoredPosition> out;
+void DuckDBWarehouse::create_state() {
+  exec("CREATE SCHEMA IF NOT EXISTS " + quote(config_.schema), "creating the warehouse schema");
+  exec(std::string("CREATE SCHEMA IF NOT EXISTS ") + kStateSchema, "creating krow's state schema");
+  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
+           ".positions (sync_id VARCHAR NOT NULL, topic VARCHAR NOT NULL, topic_id VARCHAR NOT NULL, "
+           "kafka_partition INTEGER NOT NULL, next_offset BIGINT NOT NULL, updated_at TIMESTAMPTZ NOT NULL, "
+           "warehouse_schema VARCHAR)",
+       "creating the positions table");
+  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
+           ".tables (sync_id VARCHAR NOT NULL, topic VARCHAR NOT NULL, warehouse_schema VARCHAR NOT NULL, "
+           "table_name VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL, "
+           "PRIMARY KEY (warehouse_schema, table_name))",
+       "creating the tables table");
+  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
+           ".runs (run_id VARCHAR PRIMARY KEY, sync_id VARCHAR NOT NULL, started_at TIMESTAMPTZ, "
+           "finished_at TIMESTAMPTZ, status VARCHAR, record JSON, warehouse_schema VARCHAR)",
+       "creating the runs table");
+  upgrade_state();
+}
+
+void DuckDBWarehouse::upgrade_state() {
+  for (const char* table : {"positions", "runs"}) {
+    duck::Prepared p(conn_,
+                     "SELECT 1 FROM information_schema.columns WHERE table_schema = '_krow' AND table_name = ? "
+                     "AND column_name = 'warehouse_schema'");
+    duckdb_bind_varchar(p.get(), 1, table);
+    duck::Result r;
+    p.run(r, "reading krow's state tables");
+    if (r.rows() > 0) continue;
+    exec(std::string("ALTER TABLE _krow.") + table + " ADD COLUMN warehouse_schema VARCHAR", "upgrading krow's state");
+  }
+  // Positions and runs of earlier files belong to the schema their sync's tables are in.
+  exec("UPDATE _krow.positions AS p SET warehouse_schema = coalesce((SELECT min(t.warehouse_schema) FROM _krow.tables t "
+       "WHERE t.sync_id = p.sync_id AND t.topic = p.topic), 'confluent') WHERE warehouse_schema IS NULL",
+       "upgrading krow's state");
+  exec("UPDATE _krow.runs AS r SET warehouse_schema = coalesce((SELECT min(t.warehouse_schema) FROM _krow.tables t "
+       "WHERE t.sync_id = r.sync_id), 'confluent') WHERE warehouse_schema IS NULL",
+       "upgrading krow's state");
+}
+
+std::vector<Position> DuckDBWarehouse::positions(const std::string& sync_id) {
+  std::vector<Position> out;
   if (!has_state_) return out;
-  duck::Prepared p(conn_, "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions WHERE sync_id = ?");
+  duck::Prepared p(conn_,
+                   "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions "
+                   "WHERE sync_id = ? AND warehouse_schema = ?");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
+  duckdb_bind_varchar(p.get(), 2, config_.schema.c_str());
   duck::Result r;
   p.run(r, "reading positions");
   for (idx_t i = 0; i < r.rows(); ++i)
-    out.push_back({r.text(0, i), r.text(1, i), static_cast<int32_t>(r.int64(2, i)), r.int64(3, i)});
+    out.push_back({r.text(0, i), TopicId(r.text(1, i)), Partition(static_cast<int32_t>(r.int64(2, i))),
+                   Offset(r.int64(3, i))});
   return out;
 }
 
@@ -192,8 +213,24 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
 void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table) {
   exec("BEGIN TRANSACTION", "starting a transaction");
   try {
-    exec("CREATE TABLE IF NOT EXISTS " + quote(config_.schema) + "." + quote(table) + " (" + kRowColumns + ")",
+    exec("CREATE TABLE IF NOT EXISTS " + quote(config_.schema) + "." + quote(table) + " (" +
+             rows::column_definitions(duckdb_type) + ")",
          "creating a table");
+    {
+      duck::Prepared cols(conn_,
+                          "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND "
+                          "table_name = ? ORDER BY ordinal_position");
+      duckdb_bind_varchar(cols.get(), 1, config_.schema.c_str());
+      duckdb_bind_varchar(cols.get(), 2, table.c_str());
+      duck::Result r;
+      cols.run(r, "reading a table's columns");
+      bool same = r.rows() == rows::kColumnCount;
+      for (idx_t i = 0; same && i < r.rows(); ++i) same = r.text(0, i) == rows::kColumns[i].name;
+      if (!same)
+        throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table +
+                                                 " exists but does not have krow's columns; rename or drop it, or "
+                                                 "choose another warehouse.schema");
+    }
     duck::Prepared p(conn_,
                      "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
                      "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
@@ -216,7 +253,7 @@ void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string
 void DuckDBWarehouse::append_rows(const TableRows& table, const std::string& arena, const char* catalog,
                                   const std::string& schema, const std::string& table_name) {
   duck::Appender app(conn_, catalog, schema, table_name);
-  if (duckdb_appender_column_count(app.get()) != kColumnCount)
+  if (duckdb_appender_column_count(app.get()) != rows::kColumnCount)
     throw Error(ErrorClass::fatal_table, "table " + schema + "." + table_name +
                                              " does not have krow's columns; rename or drop it");
   duck::DataChunk chunk(app.get());
@@ -225,41 +262,35 @@ void DuckDBWarehouse::append_rows(const TableRows& table, const std::string& are
   size_t done = 0;
   while (done < table.rows.size()) {
     duckdb_data_chunk_reset(chunk.get());
-    Column cols[kColumnCount];
-    for (idx_t c = 0; c < kColumnCount; ++c) cols[c].vec = duckdb_data_chunk_get_vector(chunk.get(), c);
+    Column cols[rows::kColumnCount];
+    for (idx_t c = 0; c < rows::kColumnCount; ++c) cols[c].vec = duckdb_data_chunk_get_vector(chunk.get(), c);
     const idx_t n = std::min<size_t>(capacity, table.rows.size() - done);
     for (idx_t i = 0; i < n; ++i) {
       const Row& row = table.rows[done + i];
-      id.assign(table.topic_id).push_back(':');
-      append_int(id, row.partition);
-      id.push_back(':');
-      append_int(id, row.offset);
-      cols[kId].set_text(i, id);
-      cols[kTopicId].set_text(i, table.topic_id);
-      cols[kPartition].set<int32_t>(i, row.partition);
-      cols[kOffset].set<int64_t>(i, row.offset);
-      if (row.timestamp_type == TimestampType::none) {
-        cols[kTimestamp].set_null(i);
-        cols[kTimestampType].set_null(i);
+      id.clear();
+      rows::append_id(id, table.topic_id, row.partition, row.offset);
+      cols[rows::kId].set_text(i, id);
+      cols[rows::kTopicId].set_text(i, table.topic_id.str());
+      cols[rows::kPartition].set<int32_t>(i, row.partition.value());
+      cols[rows::kOffset].set<int64_t>(i, row.offset.value());
+      if (row.timestamp_type == rows::TimestampType::none) {
+        cols[rows::kTimestamp].set_null(i);
+        cols[rows::kTimestampType].set_null(i);
       } else {
-        cols[kTimestamp].set<int64_t>(i, row.timestamp_ms * 1000);
-        cols[kTimestampType].set_text(i, timestamp_type_name(row.timestamp_type));
+        cols[rows::kTimestamp].set<int64_t>(i, row.timestamp_ms * 1000);
+        cols[rows::kTimestampType].set_text(i, rows::timestamp_type_name(row.timestamp_type));
       }
-      cols[kKey].set_slice(i, row.key.text, arena);
-      if (row.key.format == Format::none) cols[kKeyFormat].set_null(i);
-      else cols[kKeyFormat].set_text(i, format_name(row.key.format));
-      if (row.key.schema_id) cols[kKeySchemaId].set<int32_t>(i, row.key.schema_id);
-      else cols[kKeySchemaId].set_null(i);
-      cols[kValue].set_slice(i, row.value.text, arena);
-      if (row.value.format == Format::none) cols[kValueFormat].set_null(i);
-      else cols[kValueFormat].set_text(i, format_name(row.value.format));
-      if (row.value.schema_id) cols[kValueSchemaId].set<int32_t>(i, row.value.schema_id);
-      else cols[kValueSchemaId].set_null(i);
-      cols[kValueBase64].set_slice(i, row.value.base64, arena);
-      cols[kValueSize].set<int32_t>(i, row.value_size_bytes);
-      cols[kHeaders].set_slice(i, row.headers, arena);
-      cols[kTombstone].set<bool>(i, row.is_tombstone);
-      cols[kDecodeError].set_slice(i, row.decode_error, arena);
+      cols[rows::kKey].set_slice(i, row.key.text, arena);
+      cols[rows::kKeyFormat].set_format(i, row.key.format);
+      cols[rows::kKeySchemaId].set_schema_id(i, row.key.schema_id);
+      cols[rows::kValue].set_slice(i, row.value.text, arena);
+      cols[rows::kValueFormat].set_format(i, row.value.format);
+      cols[rows::kValueSchemaId].set_schema_id(i, row.value.schema_id);
+      cols[rows::kValueBase64].set_slice(i, row.value.base64, arena);
+      cols[rows::kValueSize].set<int32_t>(i, row.value_size_bytes);
+      cols[rows::kHeaders].set_slice(i, row.headers, arena);
+      cols[rows::kTombstone].set<bool>(i, row.is_tombstone);
+      cols[rows::kDecodeError].set_slice(i, row.decode_error, arena);
     }
     duckdb_data_chunk_set_size(chunk.get(), n);
     if (duckdb_append_data_chunk(app.get(), chunk.get()) == DuckDBError) app.fail("appending rows");
@@ -277,41 +308,67 @@ void DuckDBWarehouse::merge_rows(const TableRows& table, const std::string& aren
   exec("DELETE FROM temp.main.krow_merge_stage", "clearing the merge stage");
   append_rows(table, arena, "temp", "main", "krow_merge_stage");
   const auto target = quote(config_.schema) + "." + quote(table.table);
-  exec("DELETE FROM " + target + " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM temp.main.krow_merge_stage) AS s " +
-           "WHERE t.kafka_topic_id = '" + table.topic_id + "' AND t.kafka_partition = s.kafka_partition " +
-           "AND t.kafka_offset = s.kafka_offset " +
-           "AND t.kafka_offset BETWEEN (SELECT min(kafka_offset) FROM temp.main.krow_merge_stage) " +
-           "AND (SELECT max(kafka_offset) FROM temp.main.krow_merge_stage)",
-       "replacing re-read rows");
+  duck::Prepared del(conn_, ("DELETE FROM " + target +
+                             " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM temp.main.krow_merge_stage) AS s "
+                             "WHERE t.kafka_topic_id = ? AND t.kafka_partition = s.kafka_partition "
+                             "AND t.kafka_offset = s.kafka_offset "
+                             "AND t.kafka_offset BETWEEN (SELECT min(kafka_offset) FROM temp.main.krow_merge_stage) "
+                             "AND (SELECT max(kafka_offset) FROM temp.main.krow_merge_stage)")
+                                .c_str());
+  duckdb_bind_varchar(del.get(), 1, table.topic_id.str().c_str());
+  duck::Result r;
+  del.run(r, "replacing re-read rows");
   exec("INSERT INTO " + target + " SELECT * FROM temp.main.krow_merge_stage", "inserting re-read rows");
 }
 
-void DuckDBWarehouse::commit(const std::string& sync_id, const RowBatch& batch,
-                             const std::vector<PositionUpdate>& positions, WriteMode mode) {
+void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMove& m) {
+  if (m.from) {
+    duck::Prepared up(conn_,
+                      "UPDATE _krow.positions SET next_offset = ?, topic = ?, updated_at = now() WHERE sync_id = ? "
+                      "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ? AND next_offset = ?");
+    duckdb_bind_int64(up.get(), 1, m.to.next.value());
+    duckdb_bind_varchar(up.get(), 2, m.to.topic.c_str());
+    duckdb_bind_varchar(up.get(), 3, sync_id.c_str());
+    duckdb_bind_varchar(up.get(), 4, config_.schema.c_str());
+    duckdb_bind_varchar(up.get(), 5, m.to.topic_id.str().c_str());
+    duckdb_bind_int32(up.get(), 6, m.to.partition.value());
+    duckdb_bind_int64(up.get(), 7, m.from->value());
+    duck::Result r;
+    up.run(r, "moving a position");
+    if (r.rows_changed() == 1) return;
+  } else {
+    duck::Prepared ins(conn_,
+                       "INSERT INTO _krow.positions (sync_id, topic, topic_id, kafka_partition, next_offset, updated_at, "
+                       "warehouse_schema) SELECT ?, ?, ?, ?, ?, now(), ? WHERE NOT EXISTS (SELECT 1 FROM _krow.positions "
+                       "WHERE sync_id = ? AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ?)");
+    duckdb_bind_varchar(ins.get(), 1, sync_id.c_str());
+    duckdb_bind_varchar(ins.get(), 2, m.to.topic.c_str());
+    duckdb_bind_varchar(ins.get(), 3, m.to.topic_id.str().c_str());
+    duckdb_bind_int32(ins.get(), 4, m.to.partition.value());
+    duckdb_bind_int64(ins.get(), 5, m.to.next.value());
+    duckdb_bind_varchar(ins.get(), 6, config_.schema.c_str());
+    duckdb_bind_varchar(ins.get(), 7, sync_id.c_str());
+    duckdb_bind_varchar(ins.get(), 8, config_.schema.c_str());
+    duckdb_bind_varchar(ins.get(), 9, m.to.topic_id.str().c_str());
+    duckdb_bind_int32(ins.get(), 10, m.to.partition.value());
+    duck::Result r;
+    ins.run(r, "recording a position");
+    if (r.rows_changed() == 1) return;
+  }
+  throw Error(ErrorClass::conflict, "the stored position of " + m.to.topic + " partition " +
+                                        std::to_string(m.to.partition.value()) + " is not the one this batch started from");
+}
+
+void DuckDBWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+                             WriteMode mode) {
   exec("BEGIN TRANSACTION", "starting a batch transaction");
   try {
+    // Positions first: a batch that is not the next one writes no row at all.
+    for (const auto& m : moves) move_position(sync_id, m);
     for (const auto& t : batch.tables()) {
       if (t.rows.empty()) continue;
       if (mode == WriteMode::merge) merge_rows(t, batch.arena());
       else append_rows(t, batch.arena(), nullptr, config_.schema, t.table);
-    }
-    if (!positions.empty()) {
-      duck::Prepared del(conn_, "DELETE FROM _krow.positions WHERE sync_id = ? AND topic_id = ? AND kafka_partition = ?");
-      duck::Prepared ins(conn_, "INSERT INTO _krow.positions VALUES (?, ?, ?, ?, ?, now())");
-      for (const auto& p : positions) {
-        duckdb_bind_varchar(del.get(), 1, sync_id.c_str());
-        duckdb_bind_varchar(del.get(), 2, p.topic_id.c_str());
-        duckdb_bind_int32(del.get(), 3, p.partition);
-        duck::Result r1;
-        del.run(r1, "moving a position");
-        duckdb_bind_varchar(ins.get(), 1, sync_id.c_str());
-        duckdb_bind_varchar(ins.get(), 2, p.topic.c_str());
-        duckdb_bind_varchar(ins.get(), 3, p.topic_id.c_str());
-        duckdb_bind_int32(ins.get(), 4, p.partition);
-        duckdb_bind_int64(ins.get(), 5, p.next_offset);
-        duck::Result r2;
-        ins.run(r2, "moving a position");
-      }
     }
     exec("COMMIT", "committing a batch");
   } catch (...) {
@@ -323,14 +380,15 @@ void DuckDBWarehouse::commit(const std::string& sync_id, const RowBatch& batch,
 
 void DuckDBWarehouse::record_run(const RunRecord& run) {
   duck::Prepared p(conn_,
-                   "INSERT OR REPLACE INTO _krow.runs VALUES (?, ?, make_timestamptz(? * 1000), "
-                   "make_timestamptz(? * 1000), ?, ?)");
+                   "INSERT OR REPLACE INTO _krow.runs (run_id, sync_id, started_at, finished_at, status, record, "
+                   "warehouse_schema) VALUES (?, ?, make_timestamptz(? * 1000), make_timestamptz(? * 1000), ?, ?, ?)");
   duckdb_bind_varchar(p.get(), 1, run.run_id.c_str());
   duckdb_bind_varchar(p.get(), 2, run.sync_id.c_str());
   duckdb_bind_int64(p.get(), 3, run.started_at_ms);
   duckdb_bind_int64(p.get(), 4, run.finished_at_ms);
   duckdb_bind_varchar(p.get(), 5, run.status.c_str());
   duckdb_bind_varchar(p.get(), 6, run.json.c_str());
+  duckdb_bind_varchar(p.get(), 7, config_.schema.c_str());
   duck::Result r;
   p.run(r, "recording the run");
 }
@@ -340,9 +398,10 @@ std::vector<RunRecord> DuckDBWarehouse::runs(const std::string& sync_id, int lim
   if (!has_state_) return out;
   duck::Prepared p(conn_,
                    "SELECT run_id, sync_id, epoch_ms(started_at), epoch_ms(finished_at), status, record "
-                   "FROM _krow.runs WHERE sync_id = ? ORDER BY started_at DESC LIMIT ?");
+                   "FROM _krow.runs WHERE sync_id = ? AND warehouse_schema = ? ORDER BY started_at DESC LIMIT ?");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
-  duckdb_bind_int32(p.get(), 2, limit);
+  duckdb_bind_varchar(p.get(), 2, config_.schema.c_str());
+  duckdb_bind_int32(p.get(), 3, limit);
   duck::Result r;
   p.run(r, "reading run records");
   for (idx_t i = 0; i < r.rows(); ++i)

@@ -3,7 +3,8 @@
 // appends inside one transaction per batch, together with the positions they advance.
 //
 // Ids are unique by construction, so the row tables carry no index: a batch always starts
-// at the committed position of its partitions and so cannot overlap rows already stored.
+// at the committed position of its partitions (the fenced position update makes sure of it)
+// and so cannot overlap rows already stored. The sync lock is a file lock beside the file.
 
 #include <duckdb.h>
 
@@ -11,7 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "warehouse/file_lock.hpp"
+#include "warehouse/duckdb_adapter/duckdb_settings.hpp"
+#include "warehouse/duckdb_adapter/file_lock.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
@@ -22,23 +24,30 @@ class DuckDBWarehouse : public Warehouse {
   ~DuckDBWarehouse() override;
 
   std::string describe() const override;
-  std::vector<StoredPosition> positions(const std::string& sync_id) override;
+  NameRules name_rules() const override { return {}; }
+  std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) override;
-  void commit(const std::string& sync_id, const RowBatch& batch,
-              const std::vector<PositionUpdate>& positions, WriteMode mode) override;
+  void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+              WriteMode mode) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
 
  private:
   void exec(const std::string& sql, const char* what);
+  void create_state();
+  // Files written before positions were keyed by warehouse schema get the column.
+  void upgrade_state();
   // Appends rows to `catalog`.`schema`.`table` (the row table, or the merge stage).
   void append_rows(const TableRows& table, const std::string& arena, const char* catalog, const std::string& schema,
                    const std::string& table_name);
   // Full resync: replaces the rows whose ids the batch holds, keeps every other row.
   void merge_rows(const TableRows& table, const std::string& arena);
+  // Compare-and-set of one position; throws Error(conflict) when it is not `from`.
+  void move_position(const std::string& sync_id, const PositionMove& move);
 
   WarehouseConfig config_;
+  DuckDBSettings settings_;
   std::optional<FileLock> lock_;
   duckdb_database db_ = nullptr;
   duckdb_connection conn_ = nullptr;

@@ -1,0 +1,172 @@
+#include "sync/committer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "util/error.hpp"
+
+namespace krow {
+
+Committer::Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode,
+                     std::chrono::seconds retry_budget, std::unique_ptr<RowBatch> spare, AfterCommit after_commit)
+    : warehouse_(warehouse),
+      sync_id_(std::move(sync_id)),
+      mode_(mode),
+      retry_budget_(retry_budget),
+      after_commit_(std::move(after_commit)),
+      free_(std::move(spare)) {
+  thread_ = std::thread([this] { loop(); });
+}
+
+Committer::~Committer() { stop(); }
+
+void Committer::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Committer::expect(const TopicId& topic_id, Partition partition, std::optional<Offset> stored, Offset floor) {
+  tracked_[{topic_id, partition}] = Tracked{stored, floor};
+}
+
+void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Position>& moved) {
+  if (moved.empty() && batch->row_count() == 0) return;
+  Job job;
+  for (const auto& p : moved) {
+    auto& t = tracked_[{p.topic_id, p.partition}];
+    PositionMove m{p, t.stored};
+    m.to.next = std::max(p.next, t.floor);
+    t.stored = m.to.next;
+    job.moves.push_back(std::move(m));
+  }
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return (!pending_ && !busy_) || error_; });
+  if (error_) std::rethrow_exception(error_);
+  job.batch = std::move(batch);
+  pending_ = std::move(job);
+  batch = std::move(free_);
+  lock.unlock();
+  cv_.notify_all();
+}
+
+void Committer::drain() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return (!pending_ && !busy_) || error_; });
+  if (error_) std::rethrow_exception(error_);
+}
+
+void Committer::loop() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return pending_ || stop_; });
+      if (!pending_) return;
+      job = std::move(*pending_);
+      pending_.reset();
+      busy_ = true;
+    }
+    std::exception_ptr error;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      write(*job.batch, job.moves);
+      if (after_commit_) {
+        std::vector<Position> stored;
+        for (const auto& m : job.moves) stored.push_back(m.to);
+        after_commit_(stored);
+      }
+      if (std::getenv("KROW_TRACE_BATCHES"))
+        std::fprintf(stderr, "krow: batch of %zu rows committed in %.1f ms\n", job.batch->row_count(),
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    } catch (...) {
+      error = std::current_exception();
+    }
+    rows_ += error ? 0 : static_cast<int64_t>(job.batch->row_count());
+    batches_ += error ? 0 : 1;
+    job.batch->clear();
+    {
+      std::lock_guard lock(mu_);
+      free_ = std::move(job.batch);
+      busy_ = false;
+      if (error && !error_) error_ = error;
+    }
+    cv_.notify_all();
+  }
+}
+
+namespace {
+
+// Backoff between attempts: 0.5 s, doubling, at most 5 s.
+std::chrono::milliseconds backoff(int attempt) {
+  return std::chrono::milliseconds(std::min(500 << std::min(attempt - 1, 4), 5000));
+}
+
+}  // namespace
+
+void Committer::write(RowBatch& batch, const std::vector<PositionMove>& moves) {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      warehouse_.commit(sync_id_, batch, moves, mode_);
+      return;
+    } catch (const Error& e) {
+      if (e.error_class() != ErrorClass::transient && e.error_class() != ErrorClass::conflict) throw;
+      if (!deadline) deadline = std::chrono::steady_clock::now() + retry_budget_;
+      // Did it land after all? Only the stored positions can say.
+      if (committed_anyway(moves, *deadline)) return;
+      if (e.error_class() == ErrorClass::conflict)
+        throw Error(ErrorClass::fatal_run, std::string(e.what()) + "; nothing of this batch was written");
+      if (std::chrono::steady_clock::now() + backoff(attempt) > *deadline)
+        throw Error(ErrorClass::transient,
+                    std::string(e.what()) + " (retried for " + std::to_string(retry_budget_.count()) +
+                        " s, warehouse.retry_timeout). Everything up to the last committed batch is kept; run the sync "
+                        "again once the warehouse is back");
+      ++retries_;
+      std::this_thread::sleep_for(backoff(attempt));
+    }
+  }
+}
+
+bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
+                                 std::chrono::steady_clock::time_point deadline) {
+  // A batch whose moves all stay in place (a full resync below the stored positions) cannot
+  // be told committed from not: it merges by id, so writing it again is harmless.
+  if (std::all_of(moves.begin(), moves.end(), [](const PositionMove& m) { return m.from == m.to.next; })) return false;
+  std::vector<Position> stored;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      stored = warehouse_.positions(sync_id_);
+      break;
+    } catch (const Error& e) {
+      if (e.error_class() != ErrorClass::transient || std::chrono::steady_clock::now() + backoff(attempt) > deadline)
+        throw;
+      ++retries_;
+      std::this_thread::sleep_for(backoff(attempt));
+    }
+  }
+  auto find = [&](const Position& p) -> std::optional<Offset> {
+    for (const auto& s : stored)
+      if (s.topic_id == p.topic_id && s.partition == p.partition) return s.next;
+    return std::nullopt;
+  };
+  bool all_to = true, all_from = true;
+  for (const auto& m : moves) {
+    const auto now = find(m.to);
+    all_to &= now == m.to.next;
+    all_from &= now == m.from;
+  }
+  if (all_to) return true;
+  if (all_from) return false;
+  throw Error(ErrorClass::fatal_run,
+              "the positions of sync '" + sync_id_ + "' in " + warehouse_.describe() +
+                  " were moved by someone else while this sync ran (another krow with the same sync ID and warehouse "
+                  "schema, or a manual change); nothing of this batch was written. Make sure one sync at a time "
+                  "writes them, then run the sync again");
+}
+
+}  // namespace krow

@@ -1,0 +1,107 @@
+#pragma once
+// Commits batches on a thread of its own, so that reading and decoding the next batch
+// overlaps writing the previous one. At most two batches exist: the one being filled and
+// the one being written, which bounds memory by the batch size.
+//
+// Every batch is fenced: it moves each position from the one stored before it (tracked
+// here, starting from the plan's) to the new one, and the warehouse writes it only if the
+// stored position still is the one it started from. When a commit fails in a way that can
+// be retried, the outcome may be unknown (the connection broke during COMMIT): the stored
+// positions are read again before anything is retried, so a batch is never written twice.
+//
+// Thread: construct, expect(), submit(), drain() and destroy from the reading thread. The
+// warehouse is used only by the writer thread between construction and drain().
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rows/row_batch.hpp"
+#include "util/ids.hpp"
+#include "warehouse/warehouse.hpp"
+
+namespace krow {
+
+class Committer {
+ public:
+  // Runs on the writer thread after each committed batch, with the positions it stored
+  // (used to publish them to the lag group); it must not throw.
+  using AfterCommit = std::function<void(const std::vector<Position>&)>;
+
+  // `spare` becomes the second buffer; it must have the same table slots as the batch being
+  // filled. Failures that can be retried are retried for up to `retry_budget` from the
+  // first one, with backoff.
+  Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, std::chrono::seconds retry_budget,
+            std::unique_ptr<RowBatch> spare, AfterCommit after_commit = {});
+  ~Committer();
+  Committer(const Committer&) = delete;
+  Committer& operator=(const Committer&) = delete;
+
+  // Declares a partition's stored position before the first submit (none: never committed)
+  // and its floor: a position is never stored below it (a full resync re-reads below the
+  // stored position; storing its progress there would make the next sync read it again).
+  void expect(const TopicId& topic_id, Partition partition, std::optional<Offset> stored, Offset floor);
+
+  // Hands `batch` and the positions that moved while it was filled to the writer, and puts
+  // an empty batch in its place. Blocks while the previous batch is still being written.
+  // Does nothing when there is neither a row nor a move. Rethrows the error of an earlier
+  // batch that could not be written.
+  void submit(std::unique_ptr<RowBatch>& batch, const std::vector<Position>& moved);
+
+  // Waits until everything submitted is committed; rethrows a write error.
+  void drain();
+
+  // Finishes the batch being written (if any), drops what was not started, and ends the
+  // thread. Idempotent; the destructor calls it.
+  void stop();
+
+  int64_t committed_rows() const { return rows_.load(); }
+  int64_t committed_batches() const { return batches_.load(); }
+  int64_t retries() const { return retries_.load(); }
+
+ private:
+  struct Job {
+    std::unique_ptr<RowBatch> batch;
+    std::vector<PositionMove> moves;
+  };
+  void loop();
+  void write(RowBatch& batch, const std::vector<PositionMove>& moves);
+  // After a failure: true when the stored positions show the batch committed, false when
+  // they show it did not; throws conflict when they show neither (someone else moved them).
+  bool committed_anyway(const std::vector<PositionMove>& moves, std::chrono::steady_clock::time_point deadline);
+
+  Warehouse& warehouse_;
+  std::string sync_id_;
+  Warehouse::WriteMode mode_;
+  std::chrono::seconds retry_budget_;
+  AfterCommit after_commit_;
+  // Reading thread only: where each partition will stand once what was submitted commits.
+  struct Tracked {
+    std::optional<Offset> stored;
+    Offset floor;
+  };
+  std::map<std::pair<TopicId, Partition>, Tracked> tracked_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<Job> pending_;         // submitted, not yet written
+  std::unique_ptr<RowBatch> free_;     // written and cleared, ready to fill
+  std::exception_ptr error_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::atomic<int64_t> rows_{0};
+  std::atomic<int64_t> batches_{0};
+  std::atomic<int64_t> retries_{0};
+  std::thread thread_;
+};
+
+}  // namespace krow

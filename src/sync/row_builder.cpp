@@ -1,0 +1,38 @@
+#include "sync/row_builder.hpp"
+
+#include "codec/headers_json.hpp"
+
+namespace krow {
+
+const Row& RowBuilder::add(const kafka::Message& m, RowBatch& batch, size_t slot) {
+  auto& arena = batch.arena();
+  Row& row = batch.tables()[slot].rows.emplace_back();
+  batch.count_row();
+  row.partition = m.partition();
+  row.offset = m.offset();
+  rd_kafka_timestamp_type_t ts_type;
+  row.timestamp_ms = m.timestamp(&ts_type);
+  row.timestamp_type = ts_type == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? rows::TimestampType::create_time
+                       : ts_type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? rows::TimestampType::log_append_time
+                                                                      : rows::TimestampType::none;
+  row.key = decoder_.decode_key(m.key(), m.key_size(), m.has_key(), arena);
+  if (m.has_value()) {
+    row.value = decoder_.decode_value(m.value(), m.value_size(), arena);
+    row.value_size_bytes = static_cast<int32_t>(m.value_size());
+  } else {
+    row.is_tombstone = true;
+  }
+  HeadersJson headers(arena);
+  m.for_each_header([&](std::string_view name, const void* value, size_t size) { headers.add(name, value, size); });
+  row.headers = headers.finish();
+  if (row.key.error.present && row.value.error.present) {
+    const size_t start = arena.size();
+    arena.append(row.key.error.view(arena)).append("; ").append(row.value.error.view(arena));
+    row.decode_error = slice_since(arena, start);
+  } else {
+    row.decode_error = row.key.error.present ? row.key.error : row.value.error;
+  }
+  return row;
+}
+
+}  // namespace krow

@@ -1,0 +1,109 @@
+#include "sync/run_recorder.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include "util/error.hpp"
+#include "util/json_writer.hpp"
+
+namespace krow {
+
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string new_run_id() {
+  const auto t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "-%06x", rd() & 0xffffff);
+  return std::string(buf) + suffix;
+}
+
+}  // namespace
+
+RunRecorder::RunRecorder(const Manifest& manifest, bool full_resync)
+    : manifest_(manifest), full_resync_(full_resync), run_id_(new_run_id()), started_ms_(now_ms()) {}
+
+void RunRecorder::record(Warehouse& warehouse, const SyncResult& result, const Plan* plan,
+                         const std::vector<TableTally>& tables, int registry_requests) const {
+  const auto finished = now_ms();
+  const RunRecord run{run_id_, manifest_.name, started_ms_, finished, status_name(result.status),
+                      json(result, finished, plan, tables, registry_requests)};
+  // A warehouse that is restarting gets a few seconds; the record is not worth more.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      warehouse.record_run(run);
+      return;
+    } catch (const Error& e) {
+      if (e.error_class() == ErrorClass::transient && attempt < 5) {
+        std::this_thread::sleep_for(std::chrono::seconds(attempt));
+        continue;
+      }
+      std::fprintf(stderr, "krow: warning: could not store the run record: %s\n", e.what());
+      return;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "krow: warning: could not store the run record: %s\n", e.what());
+      return;
+    }
+  }
+}
+
+std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan* plan,
+                              const std::vector<TableTally>& tables, int registry_requests) const {
+  JsonWriter w;
+  w.begin_object().field("run_id", run_id_).field("sync_id", manifest_.name).field("status", status_name(r.status));
+  w.field("warehouse_schema", manifest_.warehouse.schema);
+  w.field("started_at_ms", started_ms_).field("finished_at_ms", finished).field("duration_ms", finished - started_ms_);
+  w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
+  w.field("decode_errors", r.decode_errors).field("warehouse_retries", r.warehouse_retries);
+  w.field("mode", full_resync_ ? "full_resync" : "sync");
+  w.field("registry_requests", registry_requests);
+  w.field("lag_group", "krow-" + manifest_.name);
+  if (r.lag_reporting_off.empty()) w.key("lag_reporting_off").null(); else w.field("lag_reporting_off", r.lag_reporting_off);
+  w.key("tables").begin_array();
+  for (const auto& t : tables) {
+    w.begin_object().field("topic", t.plan->topic).field("table", t.plan->table).field("topic_id", t.plan->topic_id.str());
+    w.field("messages", t.messages).field("bytes", t.bytes).field("decode_errors", t.decode_errors);
+    w.field("tombstones", t.tombstones);
+    if (t.error.empty()) w.key("error").null(); else w.field("error", t.error);
+    w.key("partitions").begin_array();
+    for (const auto& p : t.plan->partitions)
+      w.begin_object()
+          .field("partition", p.partition.value())
+          .field("from", p.start.value())
+          .field("boundary", p.boundary.value())
+          .end_object();
+    w.end_array().end_object();
+  }
+  w.end_array();
+  w.key("gaps").begin_array();
+  if (plan)
+    for (const auto& t : plan->topics)
+      for (const auto& p : t.partitions)
+        if (p.retention_gap())
+          w.begin_object()
+              .field("topic", t.topic)
+              .field("partition", p.partition.value())
+              .field("from", p.stored->value())
+              .field("to", p.earliest.value())
+              .field("reason", "expired by retention before it was read")
+              .end_object();
+  w.end_array();
+  w.key("errors").begin_array();
+  for (const auto& e : r.errors) w.value(e);
+  w.end_array().end_object();
+  return w.str();
+}
+
+}  // namespace krow

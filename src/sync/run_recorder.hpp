@@ -1,0 +1,52 @@
+#pragma once
+// The record every run leaves in the warehouse (`_krow.runs`): counts, bytes, batches,
+// durations, per-table results, retention gaps and errors, as JSON. A run that fails before
+// it reads anything — the cluster refuses, the plan cannot be made — leaves one too, as soon
+// as the warehouse is open.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "manifest/manifest.hpp"
+#include "sync/plan.hpp"
+#include "sync/sync_engine.hpp"
+#include "warehouse/warehouse.hpp"
+
+namespace krow {
+
+// What a run did to one table.
+struct TableTally {
+  const TopicPlan* plan = nullptr;
+  int64_t messages = 0;
+  int64_t bytes = 0;
+  int64_t decode_errors = 0;
+  int64_t tombstones = 0;
+  std::string error;  // set when the table stopped
+};
+
+class RunRecorder {
+ public:
+  // Starts the clock and names the run.
+  RunRecorder(const Manifest& manifest, bool full_resync);
+
+  const std::string& run_id() const { return run_id_; }
+  int64_t started_at_ms() const { return started_ms_; }
+
+  // Stores the record of `result`. `plan` and `tables` may be empty (an early failure).
+  // Never throws: a record that cannot be stored is reported on stderr, and the run's own
+  // outcome stands.
+  void record(Warehouse& warehouse, const SyncResult& result, const Plan* plan, const std::vector<TableTally>& tables,
+              int registry_requests) const;
+
+ private:
+  std::string json(const SyncResult& r, int64_t finished, const Plan* plan, const std::vector<TableTally>& tables,
+                   int registry_requests) const;
+
+  const Manifest& manifest_;
+  bool full_resync_;
+  std::string run_id_;
+  int64_t started_ms_;
+};
+
+}  // namespace krow

@@ -1,0 +1,29 @@
+#pragma once
+// The warehouse adapters, by the manifest's `warehouse.type`: each parses and checks its own
+// manifest keys and opens its engine. The one place that names every engine.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "manifest/section.hpp"
+#include "warehouse/warehouse.hpp"
+#include "warehouse/warehouse_config.hpp"
+
+namespace krow {
+
+// The types a manifest may name: duckdb (the default), postgres.
+const std::vector<std::string>& warehouse_types();
+
+// Parses the adapter's keys of the `warehouse` section; `common` are the keys every adapter
+// shares (read by the manifest). Throws Error(config) naming file, line and key.
+std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& type, const Section& section,
+                                                                const std::vector<std::string>& common);
+
+// Opens the manifest's warehouse. In write mode it first takes the sync's lock, so two
+// syncs of one sync ID never run at once (throws fatal_run naming the holder), and creates
+// krow's state tables. A read-only open of a warehouse krow never wrote answers with no
+// state.
+std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);
+
+}  // namespace krow
