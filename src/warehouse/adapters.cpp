@@ -3,21 +3,25 @@
 #include "util/error.hpp"
 #include "warehouse/duckdb_adapter/duckdb_settings.hpp"
 #include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
+#include "warehouse/postgres/pg_settings.hpp"
+#include "warehouse/postgres/postgres_warehouse.hpp"
 
 namespace krow {
 
 const std::vector<std::string>& warehouse_types() {
-  static const std::vector<std::string> types{"duckdb"};
+  static const std::vector<std::string> types{"duckdb", "postgres"};
   return types;
 }
 
-std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& /*type*/, const Section& section,
+std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& type, const Section& section,
                                                                 const std::vector<std::string>& common) {
+  if (type == "postgres") return parse_postgres_settings(section, common);
   return parse_duckdb_settings(section, common);
 }
 
 std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode) {
   if (config.type == "duckdb") return std::make_unique<DuckDBWarehouse>(config, sync_id, mode);
+  if (config.type == "postgres") return std::make_unique<PostgresWarehouse>(config, sync_id, mode);
   throw Error(ErrorClass::config, "warehouse type '" + config.type + "' is not supported");
 }
 

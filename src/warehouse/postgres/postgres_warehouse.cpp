@@ -1,0 +1,469 @@
+#include "warehouse/postgres/postgres_warehouse.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "rows/json_limits.hpp"
+#include "rows/row_contract.hpp"
+#include "util/error.hpp"
+#include "warehouse/postgres/pg_copy.hpp"
+
+namespace krow {
+
+namespace {
+
+constexpr const char* kStateSchema = "_krow";
+// A refused value costs a retry of its batch; past this many, the batch fails instead.
+constexpr int kMaxRefusalsPerBatch = 1000;
+
+std::string quote(const std::string& ident) {
+  std::string out = "\"";
+  for (char c : ident) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+// A text[]-style array literal: every element quoted.
+std::string array_literal(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back(',');
+    out.push_back('"');
+    for (char c : items[i]) {
+      if (c == '"' || c == '\\') out.push_back('\\');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  return out + "}";
+}
+
+const char* postgres_type(rows::LogicalType t) {
+  switch (t) {
+    case rows::LogicalType::text: return "text";
+    case rows::LogicalType::int32: return "integer";
+    case rows::LogicalType::int64: return "bigint";
+    case rows::LogicalType::timestamp: return "timestamptz";
+    case rows::LogicalType::json: return "jsonb";
+    case rows::LogicalType::boolean: return "boolean";
+  }
+  return "text";
+}
+
+// What jsonb holds of JSON: no U+0000, surrogates only in pairs, and numeric's range.
+constexpr rows::JsonLimits kJsonbLimits{false, false, 131072, 16383};
+
+std::string text(const pg::ResultPtr& r, int row, int col) {
+  return PQgetisnull(r.get(), row, col) ? std::string() : std::string(PQgetvalue(r.get(), row, col));
+}
+
+// The index name of a table's BRIN index: short, whatever the table's name.
+std::string brin_name(const std::string& table) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : table) h = (h ^ c) * 16777619u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "krow_brin_%08x", h);
+  return buf;
+}
+
+std::string application_name() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return "krow pid " + std::to_string(getpid()) + " on " + host;
+}
+
+}  // namespace
+
+PostgresWarehouse::PostgresWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
+    : config_(config), settings_(config.settings_as<PostgresSettings>()), sync_id_(sync_id), mode_(mode) {
+  conn_ = std::make_unique<pg::Connection>(settings_, application_name());
+  const auto enc = conn_->exec("SHOW server_encoding", "reading the server's encoding");
+  const std::string encoding = text(enc, 0, 0);
+  if (encoding != "UTF8" && encoding != "SQL_ASCII")
+    throw Error(ErrorClass::fatal_run, describe() + " is encoded in " + encoding +
+                                           ", which cannot hold every message: krow needs a UTF8 database "
+                                           "(CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)");
+  start_session();
+  if (mode_ == OpenMode::write) {
+    create_state();
+    has_state_ = true;
+  } else {
+    has_state_ = exists("_krow.positions");
+  }
+}
+
+void PostgresWarehouse::start_session() {
+  conn_->exec("SET client_min_messages = warning", "configuring the session");
+  stage_ready_ = false;
+  summarized_.clear();
+  if (mode_ == OpenMode::write) take_lock();
+}
+
+void PostgresWarehouse::ensure_connected() {
+  if (conn_->ok()) return;
+  conn_->reconnect();  // throws transient while the server is away
+  start_session();
+}
+
+void PostgresWarehouse::take_lock() {
+  // Session-level, so it lasts as long as this connection; keyed by the sync ID in this
+  // database, like every other sync of that ID writing here.
+  const std::string key = "krow sync " + sync_id_;
+  const auto r = conn_->exec("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", {key}, "taking the sync lock");
+  if (text(r, 0, 0) == "t") return;
+  const auto who = conn_->exec(
+      "WITH k AS (SELECT hashtextextended($1, 0) AS key) "
+      "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket'), "
+      "to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
+      "FROM k, pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+      "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+      "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+      "AND l.classid::bigint = ((k.key >> 32) & 4294967295) AND l.objid::bigint = (k.key & 4294967295) LIMIT 1",
+      {key}, "finding the holder of the sync lock");
+  std::string holder = "its holder is not visible to this role";
+  if (PQntuples(who.get()) > 0)
+    holder = (text(who, 0, 0).empty() ? std::string("a session") : text(who, 0, 0)) + ", connected from " +
+             text(who, 0, 1) + " since " + text(who, 0, 2) + " UTC";
+  throw Error(ErrorClass::fatal_run, "another sync of '" + sync_id_ + "' is already running (" + holder +
+                                         "; the lock is held in " + describe() +
+                                         "); wait for it to finish, or stop it");
+}
+
+bool PostgresWarehouse::exists(const std::string& qualified_name) {
+  const auto r = conn_->exec("SELECT to_regclass($1) IS NOT NULL", {qualified_name}, "looking up a table");
+  return text(r, 0, 0) == "t";
+}
+
+void PostgresWarehouse::ensure_schema(const std::string& schema) {
+  // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
+  const auto r = conn_->exec("SELECT 1 FROM pg_namespace WHERE nspname = $1", {schema}, "looking up a schema");
+  if (PQntuples(r.get()) == 0) conn_->exec("CREATE SCHEMA IF NOT EXISTS " + quote(schema), "creating a schema");
+}
+
+void PostgresWarehouse::create_state() {
+  ensure_schema(config_.schema);
+  ensure_schema(kStateSchema);
+  if (!exists("_krow.positions"))
+    conn_->exec(
+        "CREATE TABLE IF NOT EXISTS _krow.positions (sync_id text NOT NULL, warehouse_schema text NOT NULL, "
+        "topic text NOT NULL, topic_id text NOT NULL, kafka_partition integer NOT NULL, next_offset bigint NOT NULL, "
+        "updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (sync_id, warehouse_schema, topic_id, kafka_partition))",
+        "creating the positions table");
+  if (!exists("_krow.tables"))
+    conn_->exec(
+        "CREATE TABLE IF NOT EXISTS _krow.tables (sync_id text NOT NULL, topic text NOT NULL, warehouse_schema text "
+        "NOT NULL, table_name text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), "
+        "PRIMARY KEY (warehouse_schema, table_name))",
+        "creating the tables table");
+  if (!exists("_krow.runs"))
+    conn_->exec(
+        "CREATE TABLE IF NOT EXISTS _krow.runs (run_id text PRIMARY KEY, sync_id text NOT NULL, warehouse_schema text "
+        "NOT NULL, started_at timestamptz, finished_at timestamptz, status text, record jsonb)",
+        "creating the runs table");
+}
+
+std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
+  std::vector<Position> out;
+  if (!has_state_) return out;
+  ensure_connected();
+  const auto r = conn_->exec(
+      "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions WHERE sync_id = $1 AND "
+      "warehouse_schema = $2",
+      {sync_id, config_.schema}, "reading positions");
+  for (int i = 0; i < PQntuples(r.get()); ++i)
+    out.push_back({text(r, i, 0), TopicId(text(r, i, 1)), Partition(std::stoi(text(r, i, 2))),
+                   Offset(std::stoll(text(r, i, 3)))});
+  return out;
+}
+
+std::vector<TableMapping> PostgresWarehouse::tables() {
+  std::vector<TableMapping> out;
+  if (!has_state_) return out;
+  ensure_connected();
+  const auto r = conn_->exec("SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = $1",
+                             {config_.schema}, "reading table names");
+  for (int i = 0; i < PQntuples(r.get()); ++i) out.push_back({text(r, i, 0), text(r, i, 1), text(r, i, 2)});
+  return out;
+}
+
+void PostgresWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table) {
+  ensure_connected();
+  const auto target = quote(config_.schema) + "." + quote(table);
+  conn_->exec("BEGIN", "starting a transaction");
+  try {
+    if (!exists(target)) {
+      conn_->exec("CREATE TABLE " + target + " (" + rows::column_definitions(postgres_type) + ")", "creating a table");
+      conn_->exec("CREATE INDEX " + quote(brin_name(table)) + " ON " + target +
+                      " USING brin (kafka_partition, kafka_offset) WITH (autosummarize = on)",
+                  "creating a table's index");
+    }
+    const auto cols = conn_->exec(
+        "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped "
+        "ORDER BY attnum",
+        {target}, "reading a table's columns");
+    bool same = PQntuples(cols.get()) == static_cast<int>(rows::kColumnCount);
+    for (int i = 0; same && i < PQntuples(cols.get()); ++i) same = text(cols, i, 0) == rows::kColumns[i].name;
+    if (!same)
+      throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
+                                               " exists but does not have krow's columns; rename or drop it, or "
+                                               "choose another warehouse.schema");
+    conn_->exec("INSERT INTO _krow.tables (sync_id, topic, warehouse_schema, table_name) VALUES ($1, $2, $3, $4) "
+                "ON CONFLICT DO NOTHING",
+                {sync_id, topic, config_.schema, table}, "recording a table name");
+    conn_->exec("COMMIT", "committing a new table");
+  } catch (...) {
+    rollback();
+    throw;
+  }
+}
+
+void PostgresWarehouse::rollback() {
+  if (!conn_->ok()) return;  // the server rolled back a broken connection's transaction itself
+  try {
+    conn_->exec("ROLLBACK", "rolling back");
+  } catch (const Error&) {
+  }
+}
+
+void PostgresWarehouse::move_positions(const std::string& sync_id, const std::vector<PositionMove>& moves) {
+  // All moves of a batch in two statements: compare-and-set the stored ones, insert the new.
+  std::vector<std::string> ids, parts, from, to, topics, new_ids, new_parts, new_to, new_topics;
+  for (const auto& m : moves) {
+    if (m.from) {
+      ids.push_back(m.to.topic_id.str());
+      parts.push_back(std::to_string(m.to.partition.value()));
+      from.push_back(std::to_string(m.from->value()));
+      to.push_back(std::to_string(m.to.next.value()));
+      topics.push_back(m.to.topic);
+    } else {
+      new_ids.push_back(m.to.topic_id.str());
+      new_parts.push_back(std::to_string(m.to.partition.value()));
+      new_to.push_back(std::to_string(m.to.next.value()));
+      new_topics.push_back(m.to.topic);
+    }
+  }
+  int64_t moved = 0;
+  if (!ids.empty()) {
+    const auto r = conn_->exec(
+        "UPDATE _krow.positions AS p SET next_offset = m.next_offset, topic = m.topic, updated_at = now() "
+        "FROM unnest($3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[]) "
+        "AS m(topic_id, kafka_partition, from_offset, next_offset, topic) "
+        "WHERE p.sync_id = $1 AND p.warehouse_schema = $2 AND p.topic_id = m.topic_id "
+        "AND p.kafka_partition = m.kafka_partition AND p.next_offset = m.from_offset",
+        {sync_id, config_.schema, array_literal(ids), array_literal(parts), array_literal(from), array_literal(to),
+         array_literal(topics)},
+        "moving positions");
+    moved += pg::Connection::affected(r);
+  }
+  if (!new_ids.empty()) {
+    const auto r = conn_->exec(
+        "INSERT INTO _krow.positions (sync_id, warehouse_schema, topic_id, kafka_partition, next_offset, topic) "
+        "SELECT $1, $2, m.* FROM unnest($3::text[], $4::integer[], $5::bigint[], $6::text[]) "
+        "AS m(topic_id, kafka_partition, next_offset, topic) ON CONFLICT DO NOTHING",
+        {sync_id, config_.schema, array_literal(new_ids), array_literal(new_parts), array_literal(new_to),
+         array_literal(new_topics)},
+        "recording positions");
+    moved += pg::Connection::affected(r);
+  }
+  if (moved != static_cast<int64_t>(moves.size()))
+    throw Error(ErrorClass::conflict, "the stored positions of sync '" + sync_id + "' in " + describe() +
+                                          " are not the ones this batch started from");
+}
+
+void PostgresWarehouse::replace_what_jsonb_refuses(RowBatch& batch) {
+  auto& tables = batch.tables();
+  for (size_t t = 0; t < tables.size(); ++t) {
+    for (size_t i = 0; i < tables[t].rows.size(); ++i) {
+      const Row& row = tables[t].rows[i];
+      // String values are JSON strings krow escaped itself: nothing jsonb refuses.
+      if (row.value.text.present && row.value.format != Format::string) {
+        const auto why = rows::json_refusal(row.value.text.view(batch.arena()), kJsonbLimits);
+        if (!why.empty())
+          batch.replace_unstorable(t, i, rows::kValue, RowBatch::Fallback::as_text,
+                                   "PostgreSQL's jsonb cannot hold it (" + why + ")");
+      }
+      const Row& again = tables[t].rows[i];
+      if (again.headers.present) {
+        const auto why = rows::json_refusal(again.headers.view(batch.arena()), kJsonbLimits);
+        if (!why.empty())
+          batch.replace_unstorable(t, i, rows::kHeaders, RowBatch::Fallback::as_text,
+                                   "PostgreSQL's jsonb cannot hold them (" + why + ")");
+      }
+    }
+  }
+}
+
+void PostgresWarehouse::copy_rows(const TableRows& table, const std::string& arena, const std::string& target) {
+  copy_buffer_.clear();
+  pg::CopyWriter w(copy_buffer_);
+  w.begin();
+  std::string id;
+  auto slice = [&](const Slice& s) {
+    if (s.present) w.text(s.view(arena));
+    else w.null();
+  };
+  auto json = [&](const Slice& s) {
+    if (s.present) w.jsonb(s.view(arena));
+    else w.null();
+  };
+  auto format = [&](Format f) {
+    if (f == Format::none) w.null();
+    else w.text(format_name(f));
+  };
+  auto schema_id = [&](const std::optional<SchemaId>& s) {
+    if (s) w.int32(s->value());
+    else w.null();
+  };
+  for (const Row& row : table.rows) {
+    w.row(static_cast<int16_t>(rows::kColumnCount));
+    id.clear();
+    rows::append_id(id, table.topic_id, row.partition, row.offset);
+    w.text(id);
+    w.text(table.topic_id.str());
+    w.int32(row.partition.value());
+    w.int64(row.offset.value());
+    if (row.timestamp_type == rows::TimestampType::none) {
+      w.null();
+      w.null();
+    } else {
+      w.timestamp_ms(row.timestamp_ms);
+      w.text(rows::timestamp_type_name(row.timestamp_type));
+    }
+    slice(row.key.text);
+    format(row.key.format);
+    schema_id(row.key.schema_id);
+    json(row.value.text);
+    format(row.value.format);
+    schema_id(row.value.schema_id);
+    slice(row.value.base64);
+    w.int32(row.value_size_bytes);
+    json(row.headers);
+    w.boolean(row.is_tombstone);
+    slice(row.decode_error);
+  }
+  w.end();
+  conn_->copy_in("COPY " + target + " FROM STDIN (FORMAT binary)", copy_buffer_, "writing rows");
+}
+
+void PostgresWarehouse::merge_rows(const TableRows& table, const std::string& arena) {
+  const auto target = quote(config_.schema) + "." + quote(table.table);
+  if (!stage_ready_) {
+    conn_->exec("CREATE TEMP TABLE IF NOT EXISTS krow_stage (" + rows::column_definitions(postgres_type) +
+                    ") ON COMMIT DELETE ROWS",
+                "creating the merge stage");
+    stage_ready_ = true;
+  }
+  copy_rows(table, arena, "krow_stage");
+  // Replace exactly the ids the batch holds; the offset range of each partition lets the
+  // BRIN index skip what the batch cannot touch.
+  std::map<Partition, std::pair<Offset, Offset>> ranges;
+  for (const Row& row : table.rows) {
+    auto [it, fresh] = ranges.try_emplace(row.partition, row.offset, row.offset);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, row.offset);
+      it->second.second = std::max(it->second.second, row.offset);
+    }
+  }
+  for (const auto& [partition, range] : ranges)
+    conn_->exec("DELETE FROM " + target +
+                    " AS t WHERE t.kafka_topic_id = $1 AND t.kafka_partition = $2 AND t.kafka_offset BETWEEN $3 AND $4 "
+                    "AND t.id IN (SELECT id FROM krow_stage)",
+                {table.topic_id.str(), std::to_string(partition.value()), std::to_string(range.first.value()),
+                 std::to_string(range.second.value())},
+                "replacing re-read rows");
+  conn_->exec("INSERT INTO " + target + " SELECT * FROM krow_stage", "inserting re-read rows");
+  conn_->exec("TRUNCATE krow_stage", "clearing the merge stage");
+}
+
+void PostgresWarehouse::summarize(const RowBatch& batch) {
+  for (const auto& t : batch.tables()) {
+    if (t.rows.empty() || summarized_.count(t.table)) continue;
+    // Ranges filled since the last autovacuum are not summarized yet, and an unsummarized
+    // range is read by every lookup: bring the index up to date once per resync. Outside
+    // the batch's transaction: when it cannot be done (another role owns the index), the
+    // merge is only slower.
+    try {
+      conn_->exec("SELECT brin_summarize_new_values(to_regclass($1))",
+                  {quote(config_.schema) + "." + quote(brin_name(t.table))}, "summarizing a table's index");
+    } catch (const pg::ServerError& e) {
+      if (e.error_class() == ErrorClass::transient) throw;
+    }
+    summarized_.insert(t.table);
+  }
+}
+
+void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+                               WriteMode mode) {
+  ensure_connected();
+  replace_what_jsonb_refuses(batch);
+  if (mode == WriteMode::merge) summarize(batch);
+  std::set<std::tuple<size_t, size_t, size_t>> refused;
+  for (int refusals = 0;;) {
+    try {
+      conn_->exec("BEGIN", "starting a batch transaction");
+      // Positions first: a batch that is not the next one writes no row at all.
+      move_positions(sync_id, moves);
+      const auto& tables = batch.tables();
+      for (copying_ = 0; copying_ < tables.size(); ++copying_) {
+        const auto& t = tables[copying_];
+        if (t.rows.empty()) continue;
+        if (mode == WriteMode::merge) merge_rows(t, batch.arena());
+        else copy_rows(t, batch.arena(), quote(config_.schema) + "." + quote(t.table));
+      }
+      conn_->exec("COMMIT", "committing a batch");
+      return;
+    } catch (const pg::ServerError& e) {
+      rollback();
+      if (!e.refused_value() || ++refusals > kMaxRefusalsPerBatch) throw;
+      // "COPY <table>, line <row>, column <name>: ...": the row and column refused.
+      static const std::regex where(R"(COPY [^,]+, line (\d+), column (\w+))");
+      std::smatch m;
+      if (!std::regex_search(e.context(), m, where) || copying_ >= batch.tables().size()) throw;
+      const size_t row = std::stoul(m[1]) - 1;
+      const auto column = std::find_if(rows::kColumns.begin(), rows::kColumns.end(),
+                                       [&](const rows::Column& c) { return c.name == m[2].str(); });
+      if (column == rows::kColumns.end() || row >= batch.tables()[copying_].rows.size()) throw;
+      const auto index = static_cast<rows::ColumnIndex>(column - rows::kColumns.begin());
+      const bool first = refused.insert({copying_, row, index}).second;
+      batch.replace_unstorable(copying_, row, index, first ? RowBatch::Fallback::as_text : RowBatch::Fallback::as_null,
+                               "PostgreSQL refused it (" + e.primary() + ")");
+    } catch (...) {
+      rollback();
+      throw;
+    }
+  }
+}
+
+void PostgresWarehouse::record_run(const RunRecord& run) {
+  ensure_connected();
+  conn_->exec(
+      "INSERT INTO _krow.runs (run_id, sync_id, warehouse_schema, started_at, finished_at, status, record) "
+      "VALUES ($1, $2, $3, to_timestamp($4::bigint / 1000.0), to_timestamp($5::bigint / 1000.0), $6, $7::jsonb) "
+      "ON CONFLICT (run_id) DO UPDATE SET finished_at = excluded.finished_at, status = excluded.status, "
+      "record = excluded.record",
+      {run.run_id, run.sync_id, config_.schema, std::to_string(run.started_at_ms), std::to_string(run.finished_at_ms),
+       run.status, run.json},
+      "recording the run");
+}
+
+std::vector<RunRecord> PostgresWarehouse::runs(const std::string& sync_id, int limit) {
+  std::vector<RunRecord> out;
+  if (!has_state_) return out;
+  ensure_connected();
+  const auto r = conn_->exec(
+      "SELECT run_id, sync_id, (extract(epoch FROM started_at) * 1000)::bigint, "
+      "(extract(epoch FROM finished_at) * 1000)::bigint, status, record::text FROM _krow.runs "
+      "WHERE sync_id = $1 AND warehouse_schema = $2 ORDER BY started_at DESC LIMIT $3",
+      {sync_id, config_.schema, std::to_string(limit)}, "reading run records");
+  for (int i = 0; i < PQntuples(r.get()); ++i)
+    out.push_back({text(r, i, 0), text(r, i, 1), std::stoll(text(r, i, 2)), std::stoll(text(r, i, 3)), text(r, i, 4),
+                   text(r, i, 5)});
+  return out;
+}
+
+}  // namespace krow

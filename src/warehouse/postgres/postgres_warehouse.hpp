@@ -1,0 +1,69 @@
+#pragma once
+// A PostgreSQL warehouse (libpq). Each batch is written with binary COPY and its positions
+// are moved, fenced, in the same transaction. Row tables carry no unique index: ids are
+// unique by construction, as in DuckDB; a small BRIN index on (partition, offset) lets a
+// full resync find the rows it replaces without reading the whole table.
+//
+// The sync lock is a session-level advisory lock on the server, held by the writing
+// connection, so it also keeps apart two syncs on different machines. When the connection
+// is lost the server releases it; the reconnect takes it again or stops the sync.
+//
+// jsonb cannot hold every valid JSON document (no U+0000, no unpaired surrogate, bounded
+// numbers): such values are stored as their JSON text in a JSON string, with a note in the
+// row's decode_error; a value the server refuses for another reason takes the same path
+// (RowBatch::replace_unstorable).
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "warehouse/postgres/pg_connection.hpp"
+#include "warehouse/postgres/pg_settings.hpp"
+#include "warehouse/warehouse.hpp"
+
+namespace krow {
+
+class PostgresWarehouse : public Warehouse {
+ public:
+  PostgresWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);
+
+  std::string describe() const override { return settings_.describe(); }
+  NameRules name_rules() const override { return NameRules{63}; }  // NAMEDATALEN - 1
+  std::vector<Position> positions(const std::string& sync_id) override;
+  std::vector<TableMapping> tables() override;
+  void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) override;
+  void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+              WriteMode mode) override;
+  void record_run(const RunRecord& run) override;
+  std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
+
+ private:
+  // Reconnects a broken connection (and takes the lock again in write mode).
+  void ensure_connected();
+  void start_session();
+  void take_lock();
+  void create_state();
+  bool exists(const std::string& qualified_name);
+  void ensure_schema(const std::string& schema);
+  void move_positions(const std::string& sync_id, const std::vector<PositionMove>& moves);
+  // Stores beforehand, in another form, what jsonb cannot hold.
+  void replace_what_jsonb_refuses(RowBatch& batch);
+  void copy_rows(const TableRows& table, const std::string& arena, const std::string& target);
+  void merge_rows(const TableRows& table, const std::string& arena);
+  // Brings the BRIN index of the batch's tables up to date, once per session.
+  void summarize(const RowBatch& batch);
+  void rollback();
+
+  WarehouseConfig config_;
+  PostgresSettings settings_;
+  std::string sync_id_;
+  OpenMode mode_;
+  std::unique_ptr<pg::Connection> conn_;
+  bool has_state_ = false;
+  bool stage_ready_ = false;            // the session's merge stage exists
+  std::set<std::string> summarized_;    // tables whose BRIN index this session brought up to date
+  size_t copying_ = 0;                  // the table slot being copied, for a refused value
+  std::string copy_buffer_;
+};
+
+}  // namespace krow
