@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""End-to-end benchmark of `krow sync` against the consume-only ceiling (run it through
-bench/run.sh, which builds krow and starts the local broker and registry first).
+"""End-to-end benchmark of `krow sync` against the consume-only ceiling and the warehouse's
+own bulk load (run it through bench/run.sh, which builds krow and starts the local broker,
+registry and PostgreSQL server first).
 
 Produces fresh 6-partition topics of order messages with a key and a header (JSON of about
 350 bytes, and the same orders in Avro through the schema registry), then measures, each as
@@ -8,11 +9,18 @@ a whole process from start to exit:
 
   ceiling   krow's own reader (same client settings as a sync) reading every partition to
             its last stable offset and discarding the messages: bench-ceiling
-  sync      `krow sync` into a fresh DuckDB file (median of --runs)
+  sync      `krow sync` into a fresh DuckDB file or PostgreSQL database (--warehouse;
+            median of --runs), with the peak memory of krow and, for PostgreSQL, of the
+            server process that wrote the rows
+  COPY      PostgreSQL only: the server's own COPY of the same rows from a prepared file
+            into an empty table like krow's, in binary and text format (median of --runs)
   no-op     a second sync of the same file with nothing new
   resume    a sync killed with SIGKILL halfway, then the sync that finishes the job; the
             table must then hold every message exactly once
   memory    one sync of a topic --big times larger, to compare peak memory
+
+With --warehouse postgres the Avro topic and the memory check are left out (they measure
+the decoder and krow's memory, which do not depend on the warehouse).
 
 Prints a table and saves everything as JSON (--out, default bench/results/<UTC time>.json).
 Python standard library only.
@@ -30,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -84,6 +93,98 @@ def sql_value(db: pathlib.Path, query: str) -> str:
     return out.splitlines()[2].strip()  # header, rule, first row
 
 
+def table_of(topic: str) -> str:
+    return "confluent." + '"' + re.sub(r"[^a-z0-9_]", "_", topic.lower()) + '"'
+
+
+class DuckDB:
+    """A fresh DuckDB file per scenario."""
+    label = "DuckDB"
+
+    def section(self, work: pathlib.Path, name: str) -> str:
+        return f"warehouse:\n  path: {name}.duckdb\n"
+
+    def fresh(self, work: pathlib.Path, name: str) -> None:
+        for p in work.glob(f"{name}.duckdb*"):
+            p.unlink()
+
+    def scalar(self, work: pathlib.Path, name: str, query: str) -> str:
+        return sql_value(work / f"{name}.duckdb", query)
+
+    def start_watch(self) -> None:
+        pass
+
+    def stop_watch(self) -> float | None:
+        return None
+
+
+class Postgres:
+    """A fresh database per scenario on the local server (scripts/postgres.sh)."""
+    label = "PostgreSQL"
+
+    def __init__(self) -> None:
+        out = subprocess.run(["bash", str(ROOT / "scripts" / "postgres.sh"), "env"], check=True, capture_output=True,
+                             text=True).stdout
+        self.env = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        os.environ["KROW_BENCH_PG_PASSWORD"] = self.env["KROW_PG_PASSWORD"]  # krow reads it from there
+        self._watch: threading.Thread | None = None
+        self._peak = 0.0
+        self._watching = False
+
+    def psql(self, database: str, sql: str, admin: bool = True) -> str:
+        env = os.environ | {"PGPASSWORD": self.env["KROW_PG_ADMIN_PASSWORD" if admin else "KROW_PG_PASSWORD"]}
+        cmd = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-tA", "-h", self.env["KROW_PG_HOST"], "-p",
+               self.env["KROW_PG_PORT"], "-U", "postgres" if admin else "krow", "-d", database, "-c", sql]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            sys.exit(f"[bench] psql failed: {r.stderr}\n{sql}")
+        return r.stdout.strip()
+
+    def database(self, name: str) -> str:
+        return f"krow_bench_{name}"
+
+    def section(self, work: pathlib.Path, name: str) -> str:
+        return (f"warehouse:\n  type: postgres\n  host: {self.env['KROW_PG_HOST']}\n  port: {self.env['KROW_PG_PORT']}\n"
+                f"  database: {self.database(name)}\n  user: krow\n  password: ${{KROW_BENCH_PG_PASSWORD}}\n")
+
+    def fresh(self, work: pathlib.Path, name: str) -> None:
+        self.psql("postgres", f"DROP DATABASE IF EXISTS {self.database(name)} WITH (FORCE)")
+        self.psql("postgres", f"CREATE DATABASE {self.database(name)} OWNER krow")
+
+    def drop(self, name: str) -> None:
+        self.psql("postgres", f"DROP DATABASE IF EXISTS {self.database(name)} WITH (FORCE)")
+
+    def scalar(self, work: pathlib.Path, name: str, query: str) -> str:
+        return self.psql(self.database(name), query)
+
+    # The server's memory while krow writes: the largest resident set of any server process
+    # (the backend that runs krow's COPY), sampled every 20 ms.
+    def start_watch(self) -> None:
+        self._peak, self._watching = 0.0, True
+        self._watch = threading.Thread(target=self._sample, daemon=True)
+        self._watch.start()
+
+    def stop_watch(self) -> float | None:
+        self._watching = False
+        if self._watch:
+            self._watch.join()
+        return round(self._peak / 1024, 1)
+
+    def _sample(self) -> None:
+        while self._watching:
+            for status in pathlib.Path("/proc").glob("[0-9]*/status"):
+                try:
+                    text = status.read_text()
+                except OSError:
+                    continue
+                if "\nName:\tpostgres" not in "\n" + text:
+                    continue
+                m = re.search(r"VmRSS:\s+(\d+) kB", text)
+                if m:
+                    self._peak = max(self._peak, float(m.group(1)))
+            time.sleep(0.02)
+
+
 def register_avro_schema(topic: str) -> int:
     schema = (ROOT / "bench" / "order.avsc").read_text()
     body = json.dumps({"schema": json.dumps(json.loads(schema))}).encode()
@@ -100,34 +201,30 @@ def produce(topic: str, messages: int, avro: bool) -> None:
     log(check(run_measured(cmd), "producing " + topic)["stdout"].strip())
 
 
-def manifest(work: pathlib.Path, name: str, topic: str, avro: bool) -> pathlib.Path:
+def manifest(wh, work: pathlib.Path, name: str, topic: str, avro: bool) -> pathlib.Path:
     path = work / f"{name}.yaml"
     registry = ""
     if avro:
         registry = (f"registry:\n  url: {REGISTRY}\n  username: registry\n  password: registry-secret\n"
                     f"  ca_file: {SERVICES / 'registry' / 'tls' / 'ca.pem'}\n")
     path.write_text(f"name: {name}\nsource:\n  bootstrap_servers: {BOOTSTRAP}\ntopics:\n  names: [\"{topic}\"]\n"
-                    f"{registry}warehouse:\n  path: {name}.duckdb\n")
+                    f"{registry}{wh.section(work, name)}")
     return path
-
-
-def fresh(db: pathlib.Path) -> None:
-    for p in db.parent.glob(db.name + "*"):
-        p.unlink()
 
 
 def sync(yaml: pathlib.Path, kill_after: float | None = None) -> dict:
     return check(run_measured([str(KROW), "sync", "-q", str(yaml)], kill_after), "krow sync " + yaml.name)
 
 
-def last_run_bytes(db: pathlib.Path) -> int:
-    return int(sql_value(db, "SELECT CAST(record->>'bytes' AS BIGINT) FROM _krow.runs ORDER BY started_at DESC LIMIT 1"))
+def last_run_bytes(wh, work: pathlib.Path, name: str) -> int:
+    return int(wh.scalar(work, name,
+                         "SELECT CAST(record->>'bytes' AS BIGINT) FROM _krow.runs ORDER BY started_at DESC LIMIT 1"))
 
 
-def table_counts(db: pathlib.Path, topic: str) -> tuple[int, int]:
-    table = "confluent." + '"' + re.sub(r"[^A-Za-z0-9_]", "_", topic) + '"'
-    total = int(sql_value(db, f"SELECT count(*) FROM {table}"))
-    distinct = int(sql_value(db, f"SELECT count(DISTINCT id) FROM {table}"))
+def table_counts(wh, work: pathlib.Path, name: str, topic: str) -> tuple[int, int]:
+    table = table_of(topic)
+    total = int(wh.scalar(work, name, f"SELECT count(*) FROM {table}"))
+    distinct = int(wh.scalar(work, name, f"SELECT count(DISTINCT id) FROM {table}"))
     return total, distinct
 
 
@@ -150,22 +247,61 @@ def row(name: str, messages: int, wall: float, nbytes: int, rss: float, walls: l
             "peak_rss_mib": round(rss, 1), "runs_wall_s": [round(w, 3) for w in walls]}
 
 
-def sync_runs(label: str, work: pathlib.Path, name: str, topic: str, messages: int, runs: int,
+def sync_runs(wh, label: str, work: pathlib.Path, name: str, topic: str, messages: int, runs: int,
               avro: bool) -> tuple[dict, pathlib.Path]:
-    yaml = manifest(work, name, topic, avro)
-    db = work / f"{name}.duckdb"
+    yaml = manifest(wh, work, name, topic, avro)
     results = []
     for i in range(runs):
-        fresh(db)
+        wh.fresh(work, name)
+        wh.start_watch()
         r = sync(yaml)
-        total, distinct = table_counts(db, topic)
+        server_rss = wh.stop_watch()
+        total, distinct = table_counts(wh, work, name, topic)
         if total != messages or distinct != messages:
             sys.exit(f"[bench] {name}: {total} rows, {distinct} distinct ids, expected {messages}")
-        results.append((r["wall_s"], r["peak_rss_mib"], last_run_bytes(db)))
-        log(f"{name} run {i + 1}/{runs}: {r['wall_s']:.2f} s, peak {r['peak_rss_mib']:.0f} MiB")
-    walls = [w for w, _, _ in results]
+        results.append((r["wall_s"], r["peak_rss_mib"], last_run_bytes(wh, work, name), server_rss))
+        log(f"{name} run {i + 1}/{runs}: {r['wall_s']:.2f} s, peak {r['peak_rss_mib']:.0f} MiB"
+            + ("" if server_rss is None else f", server process peak {server_rss:.0f} MiB"))
+    walls = [w for w, _, _, _ in results]
     median = sorted(results)[len(results) // 2]
-    return row(label, messages, median[0], median[2], max(r for _, r, _ in results), walls), yaml
+    out = row(label, messages, median[0], median[2], max(r for _, r, _, _ in results), walls)
+    if median[3] is not None:
+        out["server_peak_rss_mib"] = max(r for _, _, _, r in results)
+    return out, yaml
+
+
+def copy_baseline(pg: Postgres, name: str, topic: str, messages: int, nbytes: int, runs: int) -> list[dict]:
+    """PostgreSQL's own best load of the rows krow wrote: COPY of a prepared file (written
+    by the server from krow's table) into an empty table like krow's, one transaction, as a
+    whole psql process, in binary and in text format."""
+    db, table = pg.database(name), table_of(topic)
+    rows = []
+    for fmt in ("binary", "text"):
+        path = f"/var/tmp/krow-bench-{os.getpid()}.{fmt}"
+        pg.psql(db, f"COPY {table} TO '{path}' (FORMAT {fmt})")
+        pg.psql(db, f"DROP TABLE IF EXISTS confluent.copy_target; "
+                    f"CREATE TABLE confluent.copy_target (LIKE {table} INCLUDING ALL)")
+        walls = []
+        env = os.environ | {"PGPASSWORD": pg.env["KROW_PG_ADMIN_PASSWORD"]}
+        for _ in range(runs):
+            pg.psql(db, "TRUNCATE confluent.copy_target; CHECKPOINT")
+            cmd = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", pg.env["KROW_PG_HOST"], "-p", pg.env["KROW_PG_PORT"],
+                   "-U", "postgres", "-d", db, "-c", f"COPY confluent.copy_target FROM '{path}' (FORMAT {fmt})"]
+            t0 = time.monotonic()
+            subprocess.run(cmd, check=True, env=env, capture_output=True)
+            walls.append(time.monotonic() - t0)
+        got = int(pg.psql(db, "SELECT count(*) FROM confluent.copy_target"))
+        if got != messages:
+            sys.exit(f"[bench] COPY {fmt}: {got} rows, expected {messages}")
+        pg.psql(db, "DROP TABLE confluent.copy_target")
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        wall = sorted(walls)[len(walls) // 2]
+        rows.append(row(f"PostgreSQL COPY ({fmt}) of the rows", messages, wall, nbytes, 0, walls))
+        log(f"COPY {fmt}: {wall:.2f} s")
+    return rows
 
 
 def main() -> int:
@@ -174,8 +310,13 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="syncs and ceilings measured per topic (median)")
     ap.add_argument("--big", type=int, default=3, help="memory check: a topic this many times larger (0: skip)")
     ap.add_argument("--no-avro", action="store_true", help="skip the Avro topic (no registry needed)")
+    ap.add_argument("--warehouse", choices=["duckdb", "postgres"], default="duckdb",
+                    help="where krow writes: a DuckDB file (default) or the local PostgreSQL server")
     ap.add_argument("--out", type=pathlib.Path, help="JSON results file")
     args = ap.parse_args()
+    wh = Postgres() if args.warehouse == "postgres" else DuckDB()
+    if args.warehouse == "postgres":
+        args.no_avro, args.big = True, 0
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     n = args.messages
@@ -191,19 +332,26 @@ def main() -> int:
             produce(json_topic, n, avro=False)
             ceil = ceiling("JSON ceiling", json_topic, args.runs)
             rows.append(ceil)
-            json_row, yaml = sync_runs("JSON krow sync", work, "json", json_topic, n, args.runs, avro=False)
+            json_row, yaml = sync_runs(wh, f"JSON krow sync into {wh.label}", work, "json", json_topic, n, args.runs,
+                                       avro=False)
             json_row["vs_ceiling"] = round(json_row["messages_per_s"] / ceil["messages_per_s"], 3)
             rows.append(json_row)
+            if isinstance(wh, Postgres):
+                nbytes = int(json_row["mb_per_s"] * 1e6 * json_row["wall_s"]) if json_row["mb_per_s"] else 0
+                copies = copy_baseline(wh, "json", json_topic, n, nbytes, args.runs)
+                rows.extend(copies)
+                best = min(copies, key=lambda r: r["wall_s"])
+                json_row["vs_copy"] = round(json_row["messages_per_s"] / best["messages_per_s"], 3)
+                extra["best_copy"] = best["scenario"]
 
-            db = work / "json.duckdb"
             noop = sync(yaml)
             rows.append(row("JSON second sync (nothing new)", 0, noop["wall_s"], 0, noop["peak_rss_mib"], [noop["wall_s"]]))
 
-            fresh(db)
+            wh.fresh(work, "json")
             killed = sync(yaml, kill_after=json_row["wall_s"] / 2)
-            at_kill = table_counts(db, json_topic)[0] if killed["killed"] else n
+            at_kill = table_counts(wh, work, "json", json_topic)[0] if killed["killed"] else n
             resume = sync(yaml)
-            total, distinct = table_counts(db, json_topic)
+            total, distinct = table_counts(wh, work, "json", json_topic)
             if total != n or distinct != n:
                 sys.exit(f"[bench] resume after kill -9: {total} rows, {distinct} distinct ids, expected {n}")
             resumed = n - at_kill
@@ -220,7 +368,7 @@ def main() -> int:
                 produce(avro_topic, n, avro=True)
                 aceil = ceiling("Avro ceiling", avro_topic, args.runs)
                 rows.append(aceil)
-                avro_row, _ = sync_runs("Avro krow sync", work, "avro", avro_topic, n, args.runs, avro=True)
+                avro_row, _ = sync_runs(wh, "Avro krow sync", work, "avro", avro_topic, n, args.runs, avro=True)
                 avro_row["vs_ceiling"] = round(avro_row["messages_per_s"] / aceil["messages_per_s"], 3)
                 avro_row["vs_json_time"] = round(avro_row["wall_s"] / json_row["wall_s"], 2)
                 rows.append(avro_row)
@@ -228,24 +376,34 @@ def main() -> int:
             if args.big > 0:
                 topics.append(big_topic)
                 produce(big_topic, n * args.big, avro=False)
-                big_row, _ = sync_runs(f"JSON krow sync, {args.big}x messages", work, "big", big_topic, n * args.big, 1,
-                                       avro=False)
+                big_row, _ = sync_runs(wh, f"JSON krow sync, {args.big}x messages", work, "big", big_topic, n * args.big,
+                                       1, avro=False)
                 big_row["rss_vs_1x"] = round(big_row["peak_rss_mib"] / json_row["peak_rss_mib"], 2)
                 rows.append(big_row)
         finally:
+            if isinstance(wh, Postgres):
+                wh.drop("json")
             for t in topics:
                 subprocess.run(["bash", str(ROOT / "scripts" / "kafka.sh"), "topics", "--delete", "--topic", t],
                                capture_output=True)
 
-    print(f"\n{'scenario':<34} {'messages':>10} {'wall s':>8} {'messages/s':>11} {'MB/s':>7} {'peak RSS MiB':>13} "
-          f"{'vs ceiling':>10}")
+    copy_col = any("vs_copy" in r for r in rows)
+    print(f"\n{'scenario':<40} {'messages':>10} {'wall s':>8} {'messages/s':>11} {'MB/s':>7} {'peak RSS MiB':>13} "
+          f"{'vs ceiling':>10}" + (f" {'vs COPY':>8} {'server RSS MiB':>15}" if copy_col else ""))
     for r in rows:
         ratio = f"{r['vs_ceiling'] * 100:.0f}%" if "vs_ceiling" in r else ""
         mb = "-" if r["mb_per_s"] is None else f"{r['mb_per_s']:.1f}"
-        print(f"{r['scenario']:<34} {r['messages']:>10,} {r['wall_s']:>8.2f} {r['messages_per_s']:>11,} "
-              f"{mb:>7} {r['peak_rss_mib']:>13.0f} {ratio:>10}")
+        rss = "-" if not r["peak_rss_mib"] else f"{r['peak_rss_mib']:.0f}"
+        line = (f"{r['scenario']:<40} {r['messages']:>10,} {r['wall_s']:>8.2f} {r['messages_per_s']:>11,} "
+                f"{mb:>7} {rss:>13} {ratio:>10}")
+        if copy_col:
+            vs = f"{r['vs_copy'] * 100:.0f}%" if "vs_copy" in r else ""
+            srv = f"{r['server_peak_rss_mib']:.0f}" if "server_peak_rss_mib" in r else ""
+            line += f" {vs:>8} {srv:>15}"
+        print(line)
     machine = {"cpus": os.cpu_count(), "cpu": _cpu_model(), "kernel": os.uname().release}
-    result = {"started_at": stamp, "messages": n, "runs": args.runs, "machine": machine, "results": rows} | extra
+    result = {"started_at": stamp, "messages": n, "runs": args.runs, "warehouse": args.warehouse, "machine": machine,
+              "results": rows} | extra
     out = args.out or ROOT / "bench" / "results" / f"{stamp}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The end-to-end benchmark, from a fresh checkout in one command:
-#   bash bench/run.sh [--messages N] [--runs R] [--big K] [--no-avro] [--out FILE]
-# Installs and builds what is missing (release build), starts the local Kafka broker and
-# schema registry unless they already run, runs bench/run.py (see its --help), and stops
-# the services it started. Prints a table; saves the figures as JSON under bench/results/.
+#   bash bench/run.sh [--warehouse duckdb|postgres] [--messages N] [--runs R] [--big K] [--no-avro] [--out FILE]
+# Installs and builds what is missing (release build), starts the local Kafka broker, the
+# schema registry and (for --warehouse postgres) the PostgreSQL server unless they already
+# run, runs bench/run.py (see its --help), and stops the services it started. Prints a table; saves the figures as JSON under bench/results/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,10 +14,16 @@ bash scripts/build.sh release >/dev/null
 started=()
 cleanup() { for s in "${started[@]}"; do bash "scripts/$s.sh" stop >/dev/null 2>&1 || true; done; }
 trap cleanup EXIT
-need_registry=true
-for arg in "$@"; do [[ $arg == --no-avro ]] && need_registry=false; done
+need_registry=true need_postgres=false prev=
+for arg in "$@"; do
+  [[ $arg == --no-avro ]] && need_registry=false
+  [[ $arg == --warehouse=postgres || ($prev == --warehouse && $arg == postgres) ]] && need_postgres=true
+  prev=$arg
+done
+$need_postgres && need_registry=false  # the PostgreSQL run reads JSON only
 services=(kafka)
 $need_registry && services+=(registry)
+$need_postgres && services+=(postgres)
 for s in "${services[@]}"; do
   if ! bash "scripts/$s.sh" status >/dev/null 2>&1; then
     bash "scripts/$s.sh" start

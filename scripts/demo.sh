@@ -4,14 +4,24 @@
 # tombstone, transactions, Avro and Protobuf), syncs them into demo/demo.duckdb and shows
 # some rows. The services keep running for you to explore; scripts/kafka.sh stop and
 # scripts/registry.sh stop stop them.
+#
+#   scripts/demo.sh --postgres   # the same into the local PostgreSQL server instead
+#                                # (scripts/postgres.sh start; query it with scripts/postgres.sh psql)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+warehouse=duckdb
+case ${1:-} in
+  --postgres) warehouse=postgres ;;
+  "") ;;
+  *) echo "usage: $0 [--postgres]" >&2; exit 2 ;;
+esac
 
 bash scripts/setup-deps.sh
 bash scripts/build.sh release
 bash scripts/kafka.sh start
 bash scripts/registry.sh start
+if [[ $warehouse == postgres ]]; then bash scripts/postgres.sh start; fi
 bin=build/release
 "$bin/tools/krow-demo-produce" 127.0.0.1:9092
 # Avro and Protobuf values made by Confluent's own serializers through the registry. The
@@ -26,6 +36,25 @@ fi
 export KROW_DEMO_REGISTRY_SECRET=registry-secret
 
 mkdir -p demo
+if [[ $warehouse == postgres ]]; then
+  export KROW_PG_PASSWORD=krow-pg-secret
+  cp examples/local-postgres.yaml demo/local-postgres.yaml
+  echo
+  echo "== krow plan demo/local-postgres.yaml"
+  "$bin/src/krow" plan demo/local-postgres.yaml
+  echo "== krow sync demo/local-postgres.yaml"
+  "$bin/src/krow" sync demo/local-postgres.yaml
+  echo
+  echo "== some rows (database krow on 127.0.0.1:55432)"
+  bash scripts/postgres.sh psql -c \
+    "SELECT kafka_partition AS p, kafka_offset AS off, key, value, headers FROM confluent.demo_orders ORDER BY kafka_timestamp, p, off LIMIT 5" \
+    -c "SELECT key, key_format, value, value_format, value_base64, is_tombstone FROM confluent.demo_users UNION ALL SELECT key, key_format, value, value_format, value_base64, is_tombstone FROM confluent.demo_blobs UNION ALL SELECT key, key_format, value, value_format, value_base64, is_tombstone FROM confluent.demo_notes" \
+    -c "SELECT kafka_offset AS off, value_format, value_schema_id AS schema_id, value FROM confluent.demo_avro UNION ALL SELECT kafka_offset, value_format, value_schema_id, value FROM confluent.demo_protobuf ORDER BY 2, 1" \
+    -c "SELECT value->>'currency' AS currency, count(*), sum((value->>'amount')::numeric) AS amount FROM confluent.demo_orders WHERE value_format = 'json' GROUP BY 1"
+  echo "The local broker, registry and PostgreSQL server are still running (scripts/kafka.sh stop; scripts/registry.sh stop; scripts/postgres.sh stop)."
+  echo "Query it: bash scripts/postgres.sh psql    Sync again: KROW_DEMO_REGISTRY_SECRET=registry-secret KROW_PG_PASSWORD=krow-pg-secret $bin/src/krow sync demo/local-postgres.yaml"
+  exit 0
+fi
 cp examples/local.yaml demo/local.yaml
 echo
 echo "== krow plan demo/local.yaml"

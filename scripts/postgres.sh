@@ -24,9 +24,6 @@ services=${KROW_SERVICES_DIR:-$root/.services}
 mkdir -p "$services"
 services=$(cd "$services" && pwd)
 pgdir="$services/postgres"
-data="$pgdir/data"
-logs="$pgdir/logs"
-sock="$pgdir/run"
 
 host=127.0.0.1
 port=${KROW_PG_PORT:-55432}
@@ -52,6 +49,17 @@ else
 fi
 as_server() { "${as_user[@]}" "$@"; }
 
+# The server's files live in <services>/postgres unless the server's OS user cannot reach
+# that folder (a checkout under /root, say): then in a folder of its own under /var/tmp.
+mkdir -p "$pgdir"
+srv=$pgdir
+if ((EUID == 0)) && ! as_server test -x "$pgdir" 2>/dev/null; then
+  srv="/var/tmp/krow-postgres-$(printf '%s' "$pgdir" | sha256sum | cut -c1-12)"
+fi
+data="$srv/data"
+logs="$srv/logs"
+sock="$srv/run"
+
 pg_ctl() { as_server "$bindir/pg_ctl" -D "$data" "$@"; }
 
 admin_psql() { # superuser over TCP: what the tests use too
@@ -73,7 +81,7 @@ ensure_cluster() {
   log "creating the database cluster in $data"
   rm -rf "$data"
   mkdir -p "$data" "$logs" "$sock"
-  chown "$run_user" "$pgdir" "$data" "$logs" "$sock"
+  chown "$run_user" "$srv" "$data" "$logs" "$sock"
   chmod 700 "$data"
   local pwfile; pwfile=$(mktemp)
   printf '%s\n' "$admin_password" >"$pwfile"

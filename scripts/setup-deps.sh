@@ -14,7 +14,7 @@ apt_packages=(
   libssl-dev libsasl2-dev libsasl2-modules zlib1g-dev libzstd-dev liblz4-dev
   libsimdjson-dev libyaml-cpp-dev libcli11-dev libcurl4-openssl-dev libsodium-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
-  libprotobuf-dev libprotoc-dev protobuf-compiler libpq-dev
+  libprotobuf-dev libprotoc-dev protobuf-compiler libpq-dev postgresql postgresql-client
   openjdk-17-jre-headless maven nodejs npm python3 python3-venv openssl
 )
 
@@ -38,8 +38,15 @@ if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   sudo=(); if ((EUID != 0)); then sudo=(sudo -E); fi
+  # Debian's postgresql package would create and start a server of its own on port 5432;
+  # krow runs a private one (scripts/postgres.sh), so the package is told not to.
+  if [[ " ${missing[*]} " == *" postgresql "* && ! -e /etc/postgresql-common/createcluster.conf ]]; then
+    "${sudo[@]}" mkdir -p /etc/postgresql-common
+    echo "create_main_cluster = false" | "${sudo[@]}" tee /etc/postgresql-common/createcluster.conf >/dev/null
+  fi
   "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confdef \
+    -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null
 fi
 
 # npm verifies each tarball against the registry's integrity hash; we record and re-check it.

@@ -59,9 +59,9 @@ TEST_F(CloudShaped, PrefixAclSyncsThoseTopicsAndNoOthers) {
   EXPECT_NE(plan.out.find("\"topic\":\"" + a + "\""), std::string::npos);
   EXPECT_EQ(plan.out.find(other), std::string::npos) << "a topic the key cannot describe was listed";
   sync_ok(manifest);
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(a)), "10");
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(b)), "10");
-  EXPECT_EQ(sql1("SELECT count(*) FROM _krow.tables"), "2");
+  EXPECT_EQ(probe().count(table_of(a)), 10);
+  EXPECT_EQ(probe().count(table_of(b)), 10);
+  EXPECT_EQ(probe().tables().size(), 2u);
   for (const auto& t : {a, b, other}) admin_.delete_topic(t);
 }
 
@@ -77,7 +77,7 @@ TEST_F(CloudShaped, TopicWithoutReadStopsAloneThenResumesOnceGranted) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // partial
   EXPECT_NE(r.err.find("no READ permission on topic " + denied), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Grant User:krow READ"), std::string::npos) << r.err;
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(ok)), "20");
+  EXPECT_EQ(probe().count(table_of(ok)), 20);
   // Still stopped on the next sync (re-checked at start), and status says why.
   r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 2);
@@ -88,9 +88,9 @@ TEST_F(CloudShaped, TopicWithoutReadStopsAloneThenResumesOnceGranted) {
   grant_topic(denied, false, {RD_KAFKA_ACL_OPERATION_READ});
   produce(bootstrap_, ok, 5, "later");
   sync_ok(manifest);
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(denied)), "15");
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(ok)), "25");
-  EXPECT_EQ(sql1("SELECT count(*) - count(DISTINCT id) FROM " + table_of(ok)), "0");
+  EXPECT_EQ(probe().count(table_of(denied)), 15);
+  EXPECT_EQ(probe().count(table_of(ok)), 25);
+  EXPECT_EQ(probe().distinct_ids(table_of(ok)), 25);
 }
 
 TEST_F(CloudShaped, WrongSecretRefusesToStartWithoutEchoingIt) {
@@ -136,7 +136,7 @@ TEST_F(CloudShaped, LagGroupWithAndWithoutReadOnKrowGroups) {
   std::ofstream(manifest) << text;
   auto r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(t)), "30");
+  EXPECT_EQ(probe().count(table_of(t)), 30);
   size_t said = 0;
   for (size_t pos = 0; (pos = r.err.find("lag reporting is off", pos)) != std::string::npos; ++pos) ++said;
   EXPECT_EQ(said, 1u) << r.err;
@@ -151,14 +151,14 @@ TEST_F(CloudShaped, LagGroupWithAndWithoutReadOnKrowGroups) {
   r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("lag reporting is off"), std::string::npos) << r.err;
-  const auto lagdb = (dir() / "lag.duckdb").string();
+  const auto lagdb = duckdb_probe((dir() / "lag.duckdb").string());
   auto offsets = admin_.group_offsets("krow-" + name, t, 3);
-  const auto pos = query(lagdb, "SELECT kafka_partition, next_offset FROM _krow.positions ORDER BY 1");
-  ASSERT_EQ(pos.rows.size(), 3u);
+  const auto pos = lagdb->positions();
+  ASSERT_EQ(pos.size(), 3u);
   int64_t committed = 0;
-  for (const auto& row : pos.rows) {
-    EXPECT_EQ(offsets[std::stoi(*row[0])], std::stoll(*row[1])) << "partition " << *row[0];
-    committed += offsets[std::stoi(*row[0])];
+  for (const auto& p : pos) {
+    EXPECT_EQ(offsets[p.partition], p.next_offset) << "partition " << p.partition;
+    committed += offsets[p.partition];
   }
   EXPECT_EQ(committed, 30);
   produce(bootstrap_, t, 12, "more");
@@ -201,7 +201,7 @@ TEST_F(CloudShaped, ConnectSavesEncryptedSourceBoundToTheCluster) {
   std::ofstream(dir() / "saved.yaml") << "name: saved\nsource:\n  saved: prod\ntopics:\n  names: [\"" << t
                                       << "\"]\nwarehouse:\n  path: warehouse.duckdb\n";
   sync_ok((dir() / "saved.yaml").string());
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(t)), "7");
+  EXPECT_EQ(probe().count(table_of(t)), 7);
 
   // A tampered store is an error, never garbage.
   auto bytes = raw.str();

@@ -52,16 +52,11 @@ TEST_F(Outage, BrokerStoppedMidSyncAndRestarted) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 
   admin_.wait_for_topic(topic, 3);
-  EXPECT_EQ(sql1("SELECT count(*) FROM " + table_of(topic)), std::to_string(total));
-  EXPECT_EQ(sql1("SELECT count(DISTINCT id) FROM " + table_of(topic)), std::to_string(total));
+  EXPECT_EQ(probe().count(table_of(topic)), total);
+  EXPECT_EQ(probe().distinct_ids(table_of(topic)), total);
   const auto oracle = consume_all(bootstrap_, topic);
   ASSERT_EQ(oracle.size(), static_cast<size_t>(total));
-  const auto r = sql("SELECT kafka_partition, kafka_offset, value FROM " + table_of(topic) + " ORDER BY 1, 2");
-  size_t mismatches = 0;
-  for (size_t i = 0; i < oracle.size(); ++i)
-    mismatches += !(r.rows[i][0] == Cell(std::to_string(oracle[i].partition)) &&
-                    r.rows[i][1] == Cell(std::to_string(oracle[i].offset)) && r.rows[i][2] == oracle[i].value);
-  EXPECT_EQ(mismatches, 0u);
+  EXPECT_EQ(differences(probe().rows(table_of(topic)), oracle), 0u);
 }
 
 }  // namespace

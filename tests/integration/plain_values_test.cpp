@@ -1,17 +1,16 @@
-// Plain payloads on a real broker: every column of SPEC.md §3 for JSON, text, binary and
-// empty values, null and binary keys, UTF-8 and non-UTF-8 headers, tombstones, the size
-// limit, and both timestamp types.
+// Plain payloads on a real broker, on every warehouse engine: every column of SPEC.md §3
+// for JSON, text, binary and empty values, null and binary keys, UTF-8 and non-UTF-8
+// headers, tombstones, the size limit, both timestamp types, and JSON that an engine's JSON
+// type cannot hold.
 
 #include "sync_fixture.hpp"
 
 namespace krow::testkit {
 namespace {
 
-using Row = std::vector<Cell>;
+class PlainValues : public EngineTest {};
 
-class PlainValues : public SyncTest {};
-
-TEST_F(PlainValues, EveryColumnMatchesTheContract) {
+TEST_P(PlainValues, EveryColumnMatchesTheContract) {
   const auto topic = make_topic("plain");
   Producer p(bootstrap_);
   const int64_t ts = 1767225600123;  // 2026-01-01T00:00:00.123Z
@@ -36,82 +35,161 @@ TEST_F(PlainValues, EveryColumnMatchesTheContract) {
 
   const auto plan = krow({"plan", manifest, "--format", "json"});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  const auto topic_id = sql1("SELECT DISTINCT kafka_topic_id FROM " + table_of(topic));
+  const auto rows = probe().rows(table_of(topic));
+  ASSERT_EQ(rows.size(), 8u);
+  const auto topic_id = rows[0].topic_id;
   ASSERT_EQ(topic_id.size(), 22u);
   EXPECT_EQ(topic_id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
             std::string::npos);
   EXPECT_NE(plan.out.find("\"topic_id\":\"" + topic_id + "\""), std::string::npos) << plan.out;
 
-  const auto r = sql(
-      "SELECT id, kafka_partition::VARCHAR, kafka_offset::VARCHAR, epoch_ms(kafka_timestamp)::VARCHAR, "
-      "kafka_timestamp_type, key, key_format, key_schema_id, value, value_format, value_schema_id, value_base64, "
-      "value_size_bytes, headers, is_tombstone::VARCHAR, decode_error FROM " + table_of(topic) + " ORDER BY kafka_offset");
-  ASSERT_EQ(r.rows.size(), 8u);
-  const std::string ts_s = std::to_string(ts);
-  auto id = [&](int off) { return topic_id + ":0:" + std::to_string(off); };
   const Cell N;
-  const std::vector<Row> want = {
-      {id(0), "0", "0", ts_s, "create_time", "k-json", "string", N,
-       " {\"a\": [1, 2.5, \"x\"], \"big\": 123456789012345678901234567890}\n", "json", N, N, "61", "[]", "false", N},
-      {id(1), "0", "1", ts_s, "create_time", N, N, N, "\"hello \\\"world\\\"\\tline\\n\"", "string", N, N, "19", "[]",
-       "false", N},
-      {id(2), "0", "2", ts_s, "create_time", "AAH+", "binary", N, N, "binary", N, "AQL/", "3", "[]", "false", N},
-      {id(3), "0", "3", ts_s, "create_time", "k-empty", "string", N, "\"\"", "string", N, N, "0", "[]", "false", N},
-      {id(4), "0", "4", ts_s, "create_time", "k-long", "string", N, N, "binary", N, "AAAAAAAAACo=", "8", "[]", "false",
-       N},
-      {id(5), "0", "5", ts_s, "create_time", "k-tomb", "string", N, N, N, N, N, "0", "[]", "true", N},
-      {id(6), "0", "6", ts_s, "create_time", "{\"id\": 7}", "json", N, "42", "json", N, N, "2",
+  struct Want {
+    Cell key, key_format, value, value_format, value_base64;
+    int64_t size;
+    Cell headers;
+    bool tombstone;
+  };
+  const std::vector<Want> want = {
+      {"k-json", "string", " {\"a\": [1, 2.5, \"x\"], \"big\": 123456789012345678901234567890}\n", "json", N, 61, "[]",
+       false},
+      {N, N, "\"hello \\\"world\\\"\\tline\\n\"", "string", N, 19, "[]", false},
+      {"AAH+", "binary", N, "binary", "AQL/", 3, "[]", false},
+      {"k-empty", "string", "\"\"", "string", N, 0, "[]", false},
+      {"k-long", "string", N, "binary", "AAAAAAAAACo=", 8, "[]", false},
+      {"k-tomb", "string", N, N, N, 0, "[]", true},
+      {"{\"id\": 7}", "json", "42", "json", N, 2,
        "[{\"key\":\"utf8\",\"value\":\"café\"},{\"key\":\"bin\",\"value_base64\":\"//4=\"},"
        "{\"key\":\"nul\",\"value\":null},{\"key\":\"utf8\",\"value\":\"again\"}]",
-       "false", N},
+       false},
   };
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(r.rows[i], want[i]) << "row " << i;
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("offset " + std::to_string(i));
+    const auto& r = rows[i];
+    const auto& w = want[i];
+    EXPECT_EQ(r.id, topic_id + ":0:" + std::to_string(i));
+    EXPECT_EQ(r.topic_id, topic_id);
+    EXPECT_EQ(r.partition, 0);
+    EXPECT_EQ(r.offset, static_cast<int64_t>(i));
+    EXPECT_EQ(r.timestamp_ms, ts);
+    EXPECT_EQ(r.timestamp_type, Cell("create_time"));
+    EXPECT_EQ(r.key, w.key);
+    EXPECT_EQ(r.key_format, w.key_format);
+    EXPECT_EQ(r.key_schema_id, std::nullopt);
+    EXPECT_EQ(r.value, stored_json(w.value));
+    EXPECT_EQ(r.value_format, w.value_format);
+    EXPECT_EQ(r.value_schema_id, std::nullopt);
+    EXPECT_EQ(r.value_base64, w.value_base64);
+    EXPECT_EQ(r.value_size_bytes, w.size);
+    EXPECT_EQ(r.headers, stored_json(w.headers));
+    EXPECT_EQ(r.is_tombstone, w.tombstone);
+    EXPECT_EQ(r.decode_error, N);
+  }
 
   // A framed-looking value with no registry configured: kept raw for a later full resync.
-  const auto& framed = r.rows[7];
-  EXPECT_EQ(framed[9], Cell("schema_registry"));
-  EXPECT_EQ(framed[10], Cell("7"));
-  EXPECT_EQ(framed[11], Cell("AAAAAAdwYXlsb2Fk"));
-  EXPECT_EQ(framed[8], N);
-  ASSERT_TRUE(framed[15].has_value());
-  EXPECT_NE(framed[15]->find("no schema registry"), std::string::npos);
+  const auto& framed = rows[7];
+  EXPECT_EQ(framed.value_format, Cell("schema_registry"));
+  EXPECT_EQ(framed.value_schema_id, 7);
+  EXPECT_EQ(framed.value_base64, Cell("AAAAAAdwYXlsb2Fk"));
+  EXPECT_EQ(framed.value, N);
+  ASSERT_TRUE(framed.decode_error.has_value());
+  EXPECT_NE(framed.decode_error->find("no schema registry"), std::string::npos);
 
-  // The JSON columns are real JSON to DuckDB.
-  EXPECT_EQ(sql1("SELECT value->>'$.a[2]' FROM " + table_of(topic) + " WHERE kafka_offset = 0"), "x");
-  EXPECT_EQ(sql1("SELECT headers->>'$[1].value_base64' FROM " + table_of(topic) + " WHERE kafka_offset = 6"), "//4=");
-  EXPECT_EQ(sql1("SELECT typeof(value) || ',' || typeof(headers) FROM " + table_of(topic) + " LIMIT 1"), "JSON,JSON");
+  // The columns have the engine's types for the contract's logical types: JSON columns are
+  // real JSON to the engine.
+  const auto types = probe().column_types(table_of(topic));
+  const std::map<std::string, std::map<std::string, std::string>> expected = {
+      {"duckdb",
+       {{"id", "VARCHAR"}, {"kafka_partition", "INTEGER"}, {"kafka_offset", "BIGINT"},
+        {"kafka_timestamp", "TIMESTAMP WITH TIME ZONE"}, {"value", "JSON"}, {"headers", "JSON"},
+        {"is_tombstone", "BOOLEAN"}, {"value_schema_id", "INTEGER"}}},
+      {"postgres",
+       {{"id", "text"}, {"kafka_partition", "integer"}, {"kafka_offset", "bigint"},
+        {"kafka_timestamp", "timestamp with time zone"}, {"value", "jsonb"}, {"headers", "jsonb"},
+        {"is_tombstone", "boolean"}, {"value_schema_id", "integer"}}},
+  };
+  EXPECT_EQ(types.size(), 17u);
+  for (const auto& [column, type] : expected.at(engine())) EXPECT_EQ(types.at(column), type) << column;
 }
 
-TEST_F(PlainValues, OversizedValueIsNotStoredButCounted) {
+TEST_P(PlainValues, OversizedValueIsNotStoredButCounted) {
   const auto topic = make_topic("big");
   Producer p(bootstrap_);
   p.send(topic, Record{std::string("small"), std::string(100, 'a')});
   p.send(topic, Record{std::string("large"), std::string(5000, 'b')});
   p.flush();
   sync_ok(write_manifest({topic}, "limits:\n  max_value_bytes: 1KiB\n"));
-  const auto r = sql("SELECT key, value_format, value IS NULL, value_base64 IS NULL, value_size_bytes, decode_error FROM " +
-                     table_of(topic) + " ORDER BY kafka_offset");
-  ASSERT_EQ(r.rows.size(), 2u);
-  EXPECT_EQ(r.rows[0][1], Cell("string"));
-  EXPECT_EQ(r.rows[1][1], Cell());
-  EXPECT_EQ(r.rows[1][2], Cell("true"));
-  EXPECT_EQ(r.rows[1][3], Cell("true"));
-  EXPECT_EQ(r.rows[1][4], Cell("5000"));
-  ASSERT_TRUE(r.rows[1][5]);
-  EXPECT_NE(r.rows[1][5]->find("size limit of 1024 bytes"), std::string::npos) << *r.rows[1][5];
+  const auto rows = probe().rows(table_of(topic));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].value_format, Cell("string"));
+  EXPECT_EQ(rows[1].value_format, Cell());
+  EXPECT_EQ(rows[1].value, Cell());
+  EXPECT_EQ(rows[1].value_base64, Cell());
+  EXPECT_EQ(rows[1].value_size_bytes, 5000);
+  ASSERT_TRUE(rows[1].decode_error);
+  EXPECT_NE(rows[1].decode_error->find("size limit of 1024 bytes"), std::string::npos) << *rows[1].decode_error;
 }
 
-TEST_F(PlainValues, LogAppendTimeIsTheBrokersTimestamp) {
+TEST_P(PlainValues, LogAppendTimeIsTheBrokersTimestamp) {
   const auto topic = make_topic("logtime", 1, {{"message.timestamp.type", "LogAppendTime"}});
   Producer p(bootstrap_);
   p.send(topic, Record{std::nullopt, std::string("{}"), {}, 0, 1000});  // producer time ignored by the broker
   p.flush();
   sync_ok(write_manifest({topic}));
-  const auto r = sql("SELECT kafka_timestamp_type, epoch_ms(kafka_timestamp) > 1000000000000 FROM " + table_of(topic));
-  ASSERT_EQ(r.rows.size(), 1u);
-  EXPECT_EQ(r.rows[0][0], Cell("log_append_time"));
-  EXPECT_EQ(r.rows[0][1], Cell("true"));
+  const auto rows = probe().rows(table_of(topic));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].timestamp_type, Cell("log_append_time"));
+  EXPECT_GT(rows[0].timestamp_ms.value_or(0), 1000000000000);
 }
+
+// Valid JSON that PostgreSQL's jsonb cannot hold is still stored, as its JSON text in a JSON
+// string with the reason; DuckDB's JSON type keeps it as it is. Nothing is lost either way.
+TEST_P(PlainValues, JsonTheEngineCannotHoldIsKeptWithTheReason) {
+  const auto topic = make_topic("jsonb-limits");
+  Producer p(bootstrap_);
+  const std::vector<std::string> values = {
+      R"({"name":"a\u0000b"})",      // U+0000
+      R"({"half":"\ud83d"})",        // an unpaired surrogate
+      R"({"huge":1e999999})",        // beyond numeric's range
+      R"({"fine":"\ud83d\ude00"})",  // a pair: one character, fine everywhere
+  };
+  for (const auto& v : values) p.send(topic, Record{std::nullopt, v});
+  p.send(topic, Record{std::nullopt, std::string("{}"), {{"h", std::string("x\0y", 3)}}});  // NUL in a header
+  p.flush();
+  sync_ok(write_manifest({topic}));
+  const auto rows = probe().rows(table_of(topic));
+  ASSERT_EQ(rows.size(), 5u);
+  if (engine() == "postgres") {
+    for (size_t i = 0; i < 3; ++i) {
+      SCOPED_TRACE(values[i]);
+      EXPECT_EQ(rows[i].value_format, Cell("string"));
+      ASSERT_TRUE(rows[i].decode_error);
+      EXPECT_NE(rows[i].decode_error->find("jsonb cannot hold it"), std::string::npos) << *rows[i].decode_error;
+      // The text is all there: the JSON string holds exactly the message.
+      std::string quoted = "\"";
+      for (char c : values[i]) {
+        if (c == '"' || c == '\\') quoted.push_back('\\');
+        quoted.push_back(c);
+      }
+      EXPECT_EQ(rows[i].value, Cell(quoted + "\""));
+    }
+    EXPECT_EQ(rows[3].value_format, Cell("json"));
+    EXPECT_EQ(rows[3].decode_error, Cell());
+    EXPECT_EQ(rows[4].value, Cell("{}"));
+    ASSERT_TRUE(rows[4].decode_error);
+    EXPECT_NE(rows[4].decode_error->find("headers stored as their JSON text"), std::string::npos);
+    EXPECT_EQ(rows[4].headers, Cell(R"("[{\"key\":\"h\",\"value\":\"x\\u0000y\"}]")"));
+  } else {
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(rows[i].value, Cell(values[i]));
+      EXPECT_EQ(rows[i].value_format, Cell("json"));
+      EXPECT_EQ(rows[i].decode_error, Cell());
+    }
+    EXPECT_EQ(rows[4].headers, Cell(R"([{"key":"h","value":"x\u0000y"}])"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, PlainValues, KROW_ENGINES);
 
 }  // namespace
 }  // namespace krow::testkit

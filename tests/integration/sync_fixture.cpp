@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 extern char** environ;
@@ -34,8 +36,14 @@ pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& o
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
+  // The test's own variables replace the inherited ones of the same name.
   std::vector<std::string> env_s;
-  for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const auto name = entry.substr(0, entry.find('=') + 1);
+    if (std::none_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) { return x.rfind(name, 0) == 0; }))
+      env_s.push_back(entry);
+  }
   env_s.insert(env_s.end(), extra_env.begin(), extra_env.end());
   std::vector<char*> envp;
   for (auto& e : env_s) envp.push_back(e.data());
@@ -50,10 +58,20 @@ pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& o
 
 void SyncTest::SetUp() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  dir_ = std::filesystem::temp_directory_path() /
-         ("krow-it-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid()));
+  std::string name = "krow-it-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
+                     std::to_string(::getpid());
+  std::replace(name.begin(), name.end(), '/', '_');
+  dir_ = std::filesystem::temp_directory_path() / name;
   std::filesystem::remove_all(dir_);
   std::filesystem::create_directories(dir_);
+  if (engine() == "postgres") {
+    static int counter = 0;
+    pg_database_ = "krow_it_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
+    PgSession server(pg_server().conninfo("postgres"));
+    server.exec("DROP DATABASE IF EXISTS " + pg_database_ + " WITH (FORCE)");
+    server.exec("CREATE DATABASE " + pg_database_ + " OWNER krow");
+    set_env("KROW_TEST_PG_PASSWORD", pg_server().krow_password);
+  }
 }
 
 void SyncTest::TearDown() {
@@ -63,8 +81,60 @@ void SyncTest::TearDown() {
     } catch (...) {
     }
   }
-  if (!HasFailure()) std::filesystem::remove_all(dir_);
-  else std::cerr << "test folder kept: " << dir_ << "\n";
+  probe_.reset();
+  pg_admin_.reset();
+  if (!HasFailure()) {
+    std::filesystem::remove_all(dir_);
+    if (!pg_database_.empty()) {
+      try {
+        PgSession(pg_server().conninfo("postgres")).exec("DROP DATABASE IF EXISTS " + pg_database_ + " WITH (FORCE)");
+      } catch (const std::exception& e) {
+        std::cerr << "could not drop " << pg_database_ << ": " << e.what() << "\n";
+      }
+    }
+  } else {
+    std::cerr << "test folder kept: " << dir_ << (pg_database_.empty() ? "" : ", database kept: " + pg_database_)
+              << "\n";
+  }
+}
+
+std::string SyncTest::warehouse_yaml(const std::string& schema) const {
+  std::string y = "warehouse:\n";
+  if (engine() == "postgres") {
+    const auto s = pg_server();
+    y += "  type: postgres\n  host: " + s.host + "\n  port: " + s.port + "\n  database: " + pg_database_ +
+         "\n  user: krow\n  password: ${KROW_TEST_PG_PASSWORD}\n";
+  } else {
+    y += "  path: warehouse.duckdb\n";
+  }
+  if (!schema.empty()) y += "  schema: " + schema + "\n";
+  return y;
+}
+
+Probe& SyncTest::probe() {
+  if (!probe_) probe_ = probe_for("confluent");
+  return *probe_;
+}
+
+std::unique_ptr<Probe> SyncTest::probe_for(const std::string& schema) {
+  if (engine() == "postgres") return postgres_probe(pg_server().conninfo(pg_database_), schema);
+  return duckdb_probe(db(), schema);
+}
+
+size_t SyncTest::differences(const std::vector<StoredRow>& rows, const std::vector<Consumed>& oracle) {
+  std::vector<Cell> values;
+  for (const auto& c : oracle) values.push_back(c.value);
+  const auto expected = probe().canonical_json(values);
+  size_t n = rows.size() > oracle.size() ? rows.size() - oracle.size() : oracle.size() - rows.size();
+  for (size_t i = 0; i < std::min(rows.size(), oracle.size()); ++i)
+    n += !(rows[i].partition == oracle[i].partition && rows[i].offset == oracle[i].offset &&
+           rows[i].key == oracle[i].key && rows[i].value == expected[i]);
+  return n;
+}
+
+PgSession& SyncTest::pg_admin() {
+  if (!pg_admin_) pg_admin_ = std::make_unique<PgSession>(pg_server().conninfo(pg_database_));
+  return *pg_admin_;
 }
 
 std::string SyncTest::make_topic(const std::string& prefix, int partitions,
@@ -80,7 +150,7 @@ std::string SyncTest::write_manifest(const std::vector<std::string>& topics, con
   std::ostringstream y;
   y << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_ << "\ntopics:\n  names:\n";
   for (const auto& t : topics) y << "    - \"" << t << "\"\n";
-  y << "warehouse:\n  path: warehouse.duckdb\n" << extra;
+  y << warehouse_yaml() << extra;
   const auto path = dir_ / file;
   std::ofstream(path) << y.str();
   return path.string();
@@ -125,7 +195,7 @@ std::string SyncTest::table_of(const std::string& topic) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     out.push_back((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ? c : '_');
   }
-  return "confluent.\"" + out + "\"";
+  return out;
 }
 
 }  // namespace krow::testkit

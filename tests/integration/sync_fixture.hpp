@@ -1,16 +1,23 @@
 #pragma once
 // Fixture for integration tests: a real broker (scripts/kafka.sh start), the real krow
-// binary run as a child process, and the real DuckDB file it writes.
+// binary run as a child process, and the real warehouse it writes — a DuckDB file, or a
+// database of its own on the local PostgreSQL server (scripts/postgres.sh start) — read
+// back through an engine-neutral probe.
+//
+// Suites that hold for every engine derive from EngineTest and are instantiated with
+// KROW_ENGINES; the others (source-side behaviour) derive from SyncTest and use DuckDB.
 
 #include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "duckdb_query.hpp"
 #include "kafka_testkit.hpp"
+#include "pg_session.hpp"
+#include "warehouse_probe.hpp"
 
 namespace krow::testkit {
 
@@ -25,14 +32,19 @@ class SyncTest : public ::testing::Test {
   void SetUp() override;
   void TearDown() override;
 
+  // The warehouse engine of this test: "duckdb" or "postgres".
+  virtual std::string engine() const { return "duckdb"; }
+
   // Creates a topic with a unique name built from `prefix`; deleted after the test.
   std::string make_topic(const std::string& prefix, int partitions = 1,
                          const std::map<std::string, std::string>& configs = {});
 
-  // Writes a manifest selecting `topics` by name into the test folder; `extra` is
-  // appended as more YAML. Returns its path.
+  // Writes a manifest selecting `topics` by name into the test folder, with this test's
+  // warehouse; `extra` is appended as more YAML. Returns its path.
   std::string write_manifest(const std::vector<std::string>& topics, const std::string& extra = {},
                              const std::string& file = "sync.yaml");
+  // The manifest's `warehouse:` section for this test's engine (schema: default when empty).
+  std::string warehouse_yaml(const std::string& schema = {}) const;
 
   // Runs the krow binary with `args` and waits for it.
   RunOutput krow(const std::vector<std::string>& args);
@@ -42,10 +54,23 @@ class SyncTest : public ::testing::Test {
   // Runs `krow sync` on the test manifest and expects success.
   RunOutput sync_ok(const std::string& manifest);
 
+  // What krow wrote, in the warehouse schema `schema`.
+  Probe& probe();
+  std::unique_ptr<Probe> probe_for(const std::string& schema);
+  // The stored value `expected` would be: as written for DuckDB, normalised for jsonb.
+  Cell stored_json(const Cell& expected) { return probe().canonical_json(expected); }
+
+  // How many stored rows differ from what an independent consumer read (partition, offset,
+  // key, value); a missing or extra row counts too.
+  size_t differences(const std::vector<StoredRow>& rows, const std::vector<Consumed>& oracle);
+
   std::string db() const { return (dir_ / "warehouse.duckdb").string(); }
   std::filesystem::path dir() const { return dir_; }
-  QueryResult sql(const std::string& query) const { return testkit::query(db(), query); }
-  std::string sql1(const std::string& query) const { return testkit::scalar(db(), query); }
+
+  // PostgreSQL: the test's own database, and a superuser session to it.
+  const std::string& pg_database() const { return pg_database_; }
+  PgSession& pg_admin();
+  static PgServer pg_server() { return PgServer::from_env(); }
 
   // Table name of a topic as krow maps it (lower case, [a-z0-9_]).
   static std::string table_of(const std::string& topic);
@@ -70,6 +95,18 @@ class SyncTest : public ::testing::Test {
  private:
   std::filesystem::path dir_;
   std::vector<std::string> topics_;
+  std::string pg_database_;
+  std::unique_ptr<Probe> probe_;
+  std::unique_ptr<PgSession> pg_admin_;
 };
+
+// A suite that runs once per warehouse engine.
+class EngineTest : public SyncTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  std::string engine() const override { return GetParam(); }
+};
+
+#define KROW_ENGINES ::testing::Values(std::string("duckdb"), std::string("postgres")), \
+                     [](const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 }  // namespace krow::testkit

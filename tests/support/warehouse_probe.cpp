@@ -1,0 +1,226 @@
+#include "warehouse_probe.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "pg_session.hpp"
+
+namespace krow::testkit {
+
+namespace {
+
+std::optional<int64_t> number(const Cell& c) {
+  if (!c) return std::nullopt;
+  return std::stoll(*c);
+}
+
+std::string quote(const std::string& ident) {
+  std::string out = "\"";
+  for (char c : ident) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string literal(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out.push_back('\'');
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
+StoredRow to_row(const std::vector<Cell>& c) {
+  StoredRow r;
+  r.id = c[0].value_or("");
+  r.topic_id = c[1].value_or("");
+  r.partition = static_cast<int32_t>(std::stol(c[2].value_or("0")));
+  r.offset = std::stoll(c[3].value_or("0"));
+  r.timestamp_ms = number(c[4]);
+  r.timestamp_type = c[5];
+  r.key = c[6];
+  r.key_format = c[7];
+  r.key_schema_id = number(c[8]);
+  r.value = c[9];
+  r.value_format = c[10];
+  r.value_schema_id = number(c[11]);
+  r.value_base64 = c[12];
+  r.value_size_bytes = number(c[13]);
+  r.headers = c[14];
+  r.is_tombstone = c[15] == Cell("true");
+  r.decode_error = c[16];
+  return r;
+}
+
+std::vector<StoredPosition> to_positions(const QueryResult& q) {
+  std::vector<StoredPosition> out;
+  for (const auto& c : q.rows)
+    out.push_back({c[0].value_or(""), c[1].value_or(""), static_cast<int32_t>(std::stol(*c[2])), std::stoll(*c[3])});
+  return out;
+}
+
+std::vector<StoredTable> to_tables(const QueryResult& q) {
+  std::vector<StoredTable> out;
+  for (const auto& c : q.rows) out.push_back({c[0].value_or(""), c[1].value_or(""), c[2].value_or("")});
+  return out;
+}
+
+std::map<std::string, std::string> to_types(const QueryResult& q) {
+  std::map<std::string, std::string> out;
+  for (const auto& c : q.rows) out[c[0].value_or("")] = c[1].value_or("");
+  return out;
+}
+
+class DuckDBProbe : public Probe {
+ public:
+  DuckDBProbe(std::string path, std::string schema) : path_(std::move(path)), schema_(std::move(schema)) {}
+  std::string engine() const override { return "duckdb"; }
+
+  bool has_table(const std::string& table) override { return exists(schema_, table); }
+  std::vector<StoredRow> rows(const std::string& table) override {
+    std::vector<StoredRow> out;
+    if (!has_table(table)) return out;
+    for (const auto& c : run("SELECT id, kafka_topic_id, kafka_partition, kafka_offset, epoch_ms(kafka_timestamp), "
+                             "kafka_timestamp_type, key, key_format, key_schema_id, value, value_format, value_schema_id, "
+                             "value_base64, value_size_bytes, headers, is_tombstone, decode_error FROM " +
+                             target(table) + " ORDER BY kafka_partition, kafka_offset")
+                             .rows)
+      out.push_back(to_row(c));
+    return out;
+  }
+  int64_t count(const std::string& table) override {
+    return has_table(table) ? std::stoll(scalar(path_, "SELECT count(*) FROM " + target(table))) : 0;
+  }
+  int64_t distinct_ids(const std::string& table) override {
+    return has_table(table) ? std::stoll(scalar(path_, "SELECT count(DISTINCT id) FROM " + target(table))) : 0;
+  }
+  std::map<std::string, std::string> column_types(const std::string& table) override {
+    return to_types(run("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = " +
+                        literal(schema_) + " AND table_name = " + literal(table)));
+  }
+  std::vector<StoredPosition> positions(const std::string& schema) override {
+    if (!exists("_krow", "positions")) return {};
+    return to_positions(run("SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions" +
+                            (schema.empty() ? std::string() : " WHERE warehouse_schema = " + literal(schema)) +
+                            " ORDER BY topic, kafka_partition"));
+  }
+  std::vector<StoredTable> tables() override {
+    if (!exists("_krow", "tables")) return {};
+    return to_tables(run("SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = " +
+                         literal(schema_) + " ORDER BY table_name"));
+  }
+  std::vector<std::string> run_records() override {
+    std::vector<std::string> out;
+    if (!exists("_krow", "runs")) return out;
+    for (const auto& c : run("SELECT record FROM _krow.runs ORDER BY started_at DESC").rows) out.push_back(c[0].value_or(""));
+    return out;
+  }
+  std::string canonical_json(const std::string& json) override { return json; }
+  std::vector<Cell> canonical_json(const std::vector<Cell>& json) override { return json; }
+
+ private:
+  QueryResult run(const std::string& sql) { return query(path_, sql); }
+  bool exists(const std::string& schema, const std::string& table) {
+    if (!std::filesystem::exists(path_)) return false;
+    return scalar(path_, "SELECT count(*) FROM information_schema.tables WHERE table_schema = " + literal(schema) +
+                             " AND table_name = " + literal(table)) != "0";
+  }
+  std::string target(const std::string& table) const { return quote(schema_) + "." + quote(table); }
+
+  std::string path_, schema_;
+};
+
+class PostgresProbe : public Probe {
+ public:
+  PostgresProbe(const std::string& conninfo, std::string schema) : db_(conninfo), schema_(std::move(schema)) {}
+  std::string engine() const override { return "postgres"; }
+
+  bool has_table(const std::string& table) override { return exists(target(table)); }
+  std::vector<StoredRow> rows(const std::string& table) override {
+    std::vector<StoredRow> out;
+    if (!has_table(table)) return out;
+    for (const auto& c : db_.query("SELECT id, kafka_topic_id, kafka_partition, kafka_offset, "
+                                   "(extract(epoch FROM kafka_timestamp) * 1000)::bigint, kafka_timestamp_type, key, "
+                                   "key_format, key_schema_id, value::text, value_format, value_schema_id, value_base64, "
+                                   "value_size_bytes, headers::text, is_tombstone::text, decode_error FROM " +
+                                   target(table) + " ORDER BY kafka_partition, kafka_offset")
+                             .rows)
+      out.push_back(to_row(c));
+    return out;
+  }
+  int64_t count(const std::string& table) override {
+    return has_table(table) ? std::stoll(db_.scalar("SELECT count(*) FROM " + target(table))) : 0;
+  }
+  int64_t distinct_ids(const std::string& table) override {
+    return has_table(table) ? std::stoll(db_.scalar("SELECT count(DISTINCT id) FROM " + target(table))) : 0;
+  }
+  std::map<std::string, std::string> column_types(const std::string& table) override {
+    return to_types(db_.query(
+        "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) "
+        "AND attnum > 0 AND NOT attisdropped",
+        {target(table)}));
+  }
+  std::vector<StoredPosition> positions(const std::string& schema) override {
+    if (!exists("_krow.positions")) return {};
+    return to_positions(db_.query("SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions" +
+                                  (schema.empty() ? std::string() : " WHERE warehouse_schema = " + literal(schema)) +
+                                  " ORDER BY topic, kafka_partition"));
+  }
+  std::vector<StoredTable> tables() override {
+    if (!exists("_krow.tables")) return {};
+    return to_tables(db_.query(
+        "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = $1 ORDER BY table_name", {schema_}));
+  }
+  std::vector<std::string> run_records() override {
+    std::vector<std::string> out;
+    if (!exists("_krow.runs")) return out;
+    for (const auto& c : db_.query("SELECT record::text FROM _krow.runs ORDER BY started_at DESC").rows)
+      out.push_back(c[0].value_or(""));
+    return out;
+  }
+  std::string canonical_json(const std::string& json) override { return db_.scalar("SELECT $1::jsonb::text", {json}); }
+  std::vector<Cell> canonical_json(const std::vector<Cell>& json) override {
+    std::string array = "{";
+    for (size_t i = 0; i < json.size(); ++i) {
+      if (i) array.push_back(',');
+      if (!json[i]) {
+        array += "NULL";
+        continue;
+      }
+      array.push_back('"');
+      for (char c : *json[i]) {
+        if (c == '"' || c == '\\') array.push_back('\\');
+        array.push_back(c);
+      }
+      array.push_back('"');
+    }
+    array.push_back('}');
+    std::vector<Cell> out;
+    for (const auto& r : db_.query("SELECT v::jsonb::text FROM unnest($1::text[]) WITH ORDINALITY AS t(v, n) ORDER BY n",
+                                   {array})
+                             .rows)
+      out.push_back(r[0]);
+    return out;
+  }
+
+ private:
+  bool exists(const std::string& name) { return db_.scalar("SELECT to_regclass($1) IS NOT NULL", {name}) == "t"; }
+  std::string target(const std::string& table) const { return quote(schema_) + "." + quote(table); }
+
+  PgSession db_;
+  std::string schema_;
+};
+
+}  // namespace
+
+std::unique_ptr<Probe> duckdb_probe(const std::string& path, const std::string& schema) {
+  return std::make_unique<DuckDBProbe>(path, schema);
+}
+
+std::unique_ptr<Probe> postgres_probe(const std::string& conninfo, const std::string& schema) {
+  return std::make_unique<PostgresProbe>(conninfo, schema);
+}
+
+}  // namespace krow::testkit
