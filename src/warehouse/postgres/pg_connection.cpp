@@ -180,16 +180,19 @@ int64_t Connection::affected(const ResultPtr& r) {
   return n && *n ? std::stoll(n) : 0;
 }
 
-void Connection::copy_in(const std::string& copy_sql, const std::string& data, const char* what) {
+void Connection::start_copy(const std::string& copy_sql, const char* what) {
   if (!ok()) throw failure(nullptr, what);
   ResultPtr start(PQexec(conn_.get(), copy_sql.c_str()));
   if (!start || PQresultStatus(start.get()) != PGRES_COPY_IN) throw failure(start.get(), what);
-  // Chunks of 1 MiB: libpq buffers what it cannot send at once.
-  constexpr size_t kChunk = 1 << 20;
-  bool sent = true;
-  for (size_t at = 0; at < data.size() && sent; at += kChunk)
-    sent = PQputCopyData(conn_.get(), data.data() + at, static_cast<int>(std::min(kChunk, data.size() - at))) == 1;
-  if (PQputCopyEnd(conn_.get(), sent ? nullptr : "krow could not send the rows") != 1) throw failure(nullptr, what);
+}
+
+void Connection::send_copy(const std::string& data, const char* what) {
+  // A refusal arrives with the result (finish_copy); a failure here is a lost connection.
+  if (PQputCopyData(conn_.get(), data.data(), static_cast<int>(data.size())) != 1) throw failure(nullptr, what);
+}
+
+void Connection::finish_copy(const char* what) {
+  if (PQputCopyEnd(conn_.get(), nullptr) != 1) throw failure(nullptr, what);
   ResultPtr end(PQgetResult(conn_.get()));
   const bool good = end && PQresultStatus(end.get()) == PGRES_COMMAND_OK;
   auto error = good ? std::optional<ServerError>() : std::optional<ServerError>(failure(end.get(), what));

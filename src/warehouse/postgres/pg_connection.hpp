@@ -68,8 +68,12 @@ class Connection {
   // Rows the last command touched (UPDATE, INSERT, DELETE).
   static int64_t affected(const ResultPtr& r);
 
-  // COPY ... FROM STDIN with `data` (already in the statement's format). Throws ServerError.
-  void copy_in(const std::string& copy_sql, const std::string& data, const char* what);
+  // COPY ... FROM STDIN, streamed: start it, send the data in pieces as they are made (the
+  // server works on one while the next is encoded), then finish. Each throws ServerError;
+  // a refused row shows in finish_copy()'s error context.
+  void start_copy(const std::string& copy_sql, const char* what);
+  void send_copy(const std::string& data, const char* what);
+  void finish_copy(const char* what);
 
   // "PostgreSQL database d at h:p", for messages.
   const std::string& where() const { return where_; }

@@ -275,51 +275,54 @@ void PostgresWarehouse::move_positions(const std::string& sync_id, const std::ve
                                           " are not the ones this batch started from");
 }
 
-void PostgresWarehouse::replace_what_jsonb_refuses(RowBatch& batch) {
-  auto& tables = batch.tables();
-  for (size_t t = 0; t < tables.size(); ++t) {
-    for (size_t i = 0; i < tables[t].rows.size(); ++i) {
-      const Row& row = tables[t].rows[i];
-      // String values are JSON strings krow escaped itself: nothing jsonb refuses.
-      if (row.value.text.present && row.value.format != Format::string) {
-        const auto why = rows::json_refusal(row.value.text.view(batch.arena()), kJsonbLimits);
-        if (!why.empty())
-          batch.replace_unstorable(t, i, rows::kValue, RowBatch::Fallback::as_text,
-                                   "PostgreSQL's jsonb cannot hold it (" + why + ")");
-      }
-      const Row& again = tables[t].rows[i];
-      if (again.headers.present) {
-        const auto why = rows::json_refusal(again.headers.view(batch.arena()), kJsonbLimits);
-        if (!why.empty())
-          batch.replace_unstorable(t, i, rows::kHeaders, RowBatch::Fallback::as_text,
-                                   "PostgreSQL's jsonb cannot hold them (" + why + ")");
-      }
-    }
+void PostgresWarehouse::replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t index) {
+  const Row& row = batch.tables()[table].rows[index];
+  // String values are JSON strings krow escaped itself: nothing jsonb refuses.
+  if (row.value.text.present && row.value.format != Format::string) {
+    const auto why = rows::json_refusal(row.value.text.view(batch.arena()), kJsonbLimits);
+    if (!why.empty())
+      batch.replace_unstorable(table, index, rows::kValue, RowBatch::Fallback::as_text,
+                               "PostgreSQL's jsonb cannot hold it (" + why + ")");
+  }
+  const Row& again = batch.tables()[table].rows[index];  // the arena may have moved
+  if (again.headers.present) {
+    const auto why = rows::json_refusal(again.headers.view(batch.arena()), kJsonbLimits);
+    if (!why.empty())
+      batch.replace_unstorable(table, index, rows::kHeaders, RowBatch::Fallback::as_text,
+                               "PostgreSQL's jsonb cannot hold them (" + why + ")");
   }
 }
 
-void PostgresWarehouse::copy_rows(const TableRows& table, const std::string& arena, const std::string& target) {
+void PostgresWarehouse::copy_rows(RowBatch& batch, size_t table_index, const std::string& target) {
+  // Encoded and sent a piece at a time, so that the server stores one piece while the next
+  // is made.
+  constexpr size_t kPiece = 1 << 20;
+  conn_->start_copy("COPY " + target + " FROM STDIN (FORMAT binary)", "writing rows");
   copy_buffer_.clear();
   pg::CopyWriter w(copy_buffer_);
   w.begin();
   std::string id;
-  auto slice = [&](const Slice& s) {
-    if (s.present) w.text(s.view(arena));
-    else w.null();
-  };
-  auto json = [&](const Slice& s) {
-    if (s.present) w.jsonb(s.view(arena));
-    else w.null();
-  };
-  auto format = [&](Format f) {
-    if (f == Format::none) w.null();
-    else w.text(format_name(f));
-  };
-  auto schema_id = [&](const std::optional<SchemaId>& s) {
-    if (s) w.int32(s->value());
-    else w.null();
-  };
-  for (const Row& row : table.rows) {
+  const auto& table = batch.tables()[table_index];
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    replace_what_jsonb_refuses(batch, table_index, i);
+    const std::string& arena = batch.arena();
+    auto slice = [&](const Slice& s) {
+      if (s.present) w.text(s.view(arena));
+      else w.null();
+    };
+    auto json = [&](const Slice& s) {
+      if (s.present) w.jsonb(s.view(arena));
+      else w.null();
+    };
+    auto format = [&](Format f) {
+      if (f == Format::none) w.null();
+      else w.text(format_name(f));
+    };
+    auto schema_id = [&](const std::optional<SchemaId>& s) {
+      if (s) w.int32(s->value());
+      else w.null();
+    };
+    const Row& row = table.rows[i];
     w.row(static_cast<int16_t>(rows::kColumnCount));
     id.clear();
     rows::append_id(id, table.topic_id, row.partition, row.offset);
@@ -345,12 +348,18 @@ void PostgresWarehouse::copy_rows(const TableRows& table, const std::string& are
     json(row.headers);
     w.boolean(row.is_tombstone);
     slice(row.decode_error);
+    if (copy_buffer_.size() >= kPiece) {
+      conn_->send_copy(copy_buffer_, "writing rows");
+      copy_buffer_.clear();
+    }
   }
   w.end();
-  conn_->copy_in("COPY " + target + " FROM STDIN (FORMAT binary)", copy_buffer_, "writing rows");
+  conn_->send_copy(copy_buffer_, "writing rows");
+  conn_->finish_copy("writing rows");
 }
 
-void PostgresWarehouse::merge_rows(const TableRows& table, const std::string& arena) {
+void PostgresWarehouse::merge_rows(RowBatch& batch, size_t table_index) {
+  const auto& table = batch.tables()[table_index];
   const auto target = quote(config_.schema) + "." + quote(table.table);
   if (!stage_ready_) {
     conn_->exec("CREATE TEMP TABLE IF NOT EXISTS krow_stage (" + rows::column_definitions(postgres_type) +
@@ -358,7 +367,7 @@ void PostgresWarehouse::merge_rows(const TableRows& table, const std::string& ar
                 "creating the merge stage");
     stage_ready_ = true;
   }
-  copy_rows(table, arena, "krow_stage");
+  copy_rows(batch, table_index, "krow_stage");
   // Replace exactly the ids the batch holds; the offset range of each partition lets the
   // BRIN index skip what the batch cannot touch.
   std::map<Partition, std::pair<Offset, Offset>> ranges;
@@ -400,7 +409,6 @@ void PostgresWarehouse::summarize(const RowBatch& batch) {
 void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
                                WriteMode mode) {
   ensure_connected();
-  replace_what_jsonb_refuses(batch);
   if (mode == WriteMode::merge) summarize(batch);
   std::set<std::tuple<size_t, size_t, size_t>> refused;
   for (int refusals = 0;;) {
@@ -412,8 +420,8 @@ void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
       for (copying_ = 0; copying_ < tables.size(); ++copying_) {
         const auto& t = tables[copying_];
         if (t.rows.empty()) continue;
-        if (mode == WriteMode::merge) merge_rows(t, batch.arena());
-        else copy_rows(t, batch.arena(), quote(config_.schema) + "." + quote(t.table));
+        if (mode == WriteMode::merge) merge_rows(batch, copying_);
+        else copy_rows(batch, copying_, quote(config_.schema) + "." + quote(t.table));
       }
       conn_->exec("COMMIT", "committing a batch");
       return;

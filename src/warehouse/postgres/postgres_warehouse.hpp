@@ -46,10 +46,10 @@ class PostgresWarehouse : public Warehouse {
   bool exists(const std::string& qualified_name);
   void ensure_schema(const std::string& schema);
   void move_positions(const std::string& sync_id, const std::vector<PositionMove>& moves);
-  // Stores beforehand, in another form, what jsonb cannot hold.
-  void replace_what_jsonb_refuses(RowBatch& batch);
-  void copy_rows(const TableRows& table, const std::string& arena, const std::string& target);
-  void merge_rows(const TableRows& table, const std::string& arena);
+  // Stores, in another form, what jsonb cannot hold of one row, before the server refuses it.
+  void replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t row);
+  void copy_rows(RowBatch& batch, size_t table, const std::string& target);
+  void merge_rows(RowBatch& batch, size_t table);
   // Brings the BRIN index of the batch's tables up to date, once per session.
   void summarize(const RowBatch& batch);
   void rollback();
