@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
   // lingers in several of them; two arenas measured ~30 MiB less peak memory, same speed.
   mallopt(M_ARENA_MAX, 2);
   CLI::App app{
-      "krow copies Kafka topics into a warehouse (DuckDB), one row per message, exactly once.\n"
+      "krow copies Kafka topics into a warehouse (a DuckDB file, or PostgreSQL), one row per message,\n"
+      "exactly once.\n"
       "Each sync reads every selected partition up to its last stable offset, commits rows and\n"
       "positions together, and resumes where the last committed batch ended.\n\n"
       "Exit codes: 0 success, 1 failure, 2 partial (some tables stopped), 3 invalid manifest\n"

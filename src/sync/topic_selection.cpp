@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <set>
 
+#include "util/text.hpp"
+
 namespace krow {
 
 bool is_internal_topic(const std::string& name) { return !name.empty() && name[0] == '_'; }
@@ -38,10 +40,8 @@ constexpr size_t kSuffixBytes = 9;  // "_" and 8 hex digits
 // `base`, cut to leave room for the suffix when `max` requires, with a suffix from a hash
 // of the topic's exact name.
 std::string with_hash(const std::string& base, const std::string& topic, size_t max) {
-  uint32_t h = 2166136261u;  // FNV-1a
-  for (unsigned char c : topic) h = (h ^ c) * 16777619u;
   char suffix[16];
-  std::snprintf(suffix, sizeof suffix, "_%08x", h);
+  std::snprintf(suffix, sizeof suffix, "_%08x", fnv1a(topic));
   const size_t keep = max ? std::min(base.size(), max - kSuffixBytes) : base.size();
   return base.substr(0, keep) + suffix;
 }

@@ -92,4 +92,10 @@ std::string with_thousands(uint64_t value) {
   return out;
 }
 
+uint32_t fnv1a(std::string_view text) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : text) h = (h ^ c) * 16777619u;
+  return h;
+}
+
 }  // namespace krow

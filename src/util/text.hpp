@@ -24,6 +24,9 @@ bool has_only_text_controls(std::string_view text);
 // Appends `value` in decimal.
 void append_int(std::string& out, int64_t value);
 
+// FNV-1a hash of `text`: short, stable names derived from long ones (table and index names).
+uint32_t fnv1a(std::string_view text);
+
 // Formats a count with thousands separators, for people: 1234567 -> "1,234,567".
 std::string with_thousands(uint64_t value);
 

@@ -25,7 +25,7 @@ class FixedSource : public krow::SchemaSource {
     json.text = R"({"type":"object"})";
     json_ = krow::compile_json_schema(json, {});
   }
-  Lookup lookup(SchemaId id) override {
+  Lookup lookup(krow::SchemaId id) override {
     Lookup l;
     switch (id.value()) {
       case 1: l.status = Status::ready, l.decoder = avro_.get(), l.format = krow::Format::avro; break;

@@ -38,15 +38,7 @@ TEST_F(Outage, BrokerStoppedMidSyncAndRestarted) {
   std::this_thread::sleep_for(std::chrono::seconds(2));
   ASSERT_EQ(kafka_script("start"), 0);
   // Give krow up to three minutes to finish after the broker is back.
-  bool exited = !running_during_outage;
-  for (int i = 0; i < 1800 && !exited; ++i) {
-    if (waitpid(pid, &status, WNOHANG) == pid) exited = true;
-    else std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!exited) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
+  const bool exited = !running_during_outage || finishes(pid, std::chrono::seconds(180), status);
   ASSERT_TRUE(running_during_outage) << "the sync ended before the broker stopped; the outage was not exercised";
   ASSERT_TRUE(exited) << "the sync did not finish after the broker came back";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;

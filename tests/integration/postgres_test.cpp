@@ -57,15 +57,7 @@ TEST_F(Postgres, ServerRestartedMidSyncCompletesWithNothingLostOrDoubled) {
   int status = 0;
   const bool running = waitpid(pid, &status, WNOHANG) == 0;
   ASSERT_EQ(postgres_script("restart"), 0);
-  bool exited = !running;
-  for (int i = 0; i < 1800 && !exited; ++i) {
-    if (waitpid(pid, &status, WNOHANG) == pid) exited = true;
-    else std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!exited) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
+  const bool exited = !running || finishes(pid, std::chrono::seconds(180), status);
   ASSERT_TRUE(running) << "the sync ended before the server restarted; the restart was not exercised";
   ASSERT_TRUE(exited) << "the sync did not finish after the server came back";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <fstream>
+#include <thread>
 #include <iostream>
 #include <sstream>
 
@@ -170,6 +172,17 @@ RunOutput SyncTest::krow(const std::vector<std::string>& args) {
 
 pid_t SyncTest::start_krow(const std::vector<std::string>& args) {
   return spawn(args, dir_ / "krow-bg.out", dir_ / "krow-bg.err", extra_env_);
+}
+
+bool SyncTest::finishes(pid_t pid, std::chrono::seconds within, int& status) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return false;
 }
 
 RunOutput SyncTest::sync_ok(const std::string& manifest) {

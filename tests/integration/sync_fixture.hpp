@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -50,6 +51,10 @@ class SyncTest : public ::testing::Test {
   RunOutput krow(const std::vector<std::string>& args);
   // Starts the krow binary without waiting; returns its pid (output to files in the folder).
   pid_t start_krow(const std::vector<std::string>& args);
+
+  // Waits up to `within` for a process started by start_krow to end (SIGKILLed after that);
+  // true when it ended by itself. Its wait status goes to `status`.
+  static bool finishes(pid_t pid, std::chrono::seconds within, int& status);
 
   // Runs `krow sync` on the test manifest and expects success.
   RunOutput sync_ok(const std::string& manifest);

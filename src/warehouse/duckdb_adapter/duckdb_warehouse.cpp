@@ -9,19 +9,11 @@
 #include "util/text.hpp"
 #include "warehouse/duckdb_adapter/duckdb_errors.hpp"
 #include "warehouse/duckdb_adapter/duckdb_handles.hpp"
+#include "warehouse/sql_text.hpp"
 
 namespace krow {
 
 namespace {
-
-std::string quote(const std::string& ident) {
-  std::string out = "\"";
-  for (char c : ident) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
 
 constexpr const char* kStateSchema = "_krow";
 

@@ -9,7 +9,9 @@
 #include "rows/json_limits.hpp"
 #include "rows/row_contract.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 #include "warehouse/postgres/pg_copy.hpp"
+#include "warehouse/sql_text.hpp"
 
 namespace krow {
 
@@ -18,15 +20,6 @@ namespace {
 constexpr const char* kStateSchema = "_krow";
 // A refused value costs a retry of its batch; past this many, the batch fails instead.
 constexpr int kMaxRefusalsPerBatch = 1000;
-
-std::string quote(const std::string& ident) {
-  std::string out = "\"";
-  for (char c : ident) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
 
 // A text[]-style array literal: every element quoted.
 std::string array_literal(const std::vector<std::string>& items) {
@@ -64,10 +57,8 @@ std::string text(const pg::ResultPtr& r, int row, int col) {
 
 // The index name of a table's BRIN index: short, whatever the table's name.
 std::string brin_name(const std::string& table) {
-  uint32_t h = 2166136261u;  // FNV-1a
-  for (unsigned char c : table) h = (h ^ c) * 16777619u;
   char buf[32];
-  std::snprintf(buf, sizeof buf, "krow_brin_%08x", h);
+  std::snprintf(buf, sizeof buf, "krow_brin_%08x", fnv1a(table));
   return buf;
 }
 

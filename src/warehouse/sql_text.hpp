@@ -1,0 +1,18 @@
+#pragma once
+// SQL text that every SQL engine krow writes to reads the same way.
+
+#include <string>
+
+namespace krow {
+
+// `ident` as a quoted SQL identifier ("my ""odd"" name"): safe whatever the name holds.
+inline std::string quote(const std::string& ident) {
+  std::string out = "\"";
+  for (char c : ident) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+}  // namespace krow
