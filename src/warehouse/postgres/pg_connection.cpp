@@ -44,7 +44,8 @@ Error connect_error(const std::string& message, const PostgresSettings& s, bool 
     return Error(ErrorClass::fatal_run,
                  said + ". Create it (CREATE DATABASE ... OWNER <role>; CREATE ROLE ... LOGIN) or fix warehouse.database "
                         "and warehouse.user");
-  if (has(message, "certificate") || has(message, "SSL") || has(message, "ssl"))
+  // TLS set-up problems; a "SSL SYSCALL error" is a connection cut, which passes.
+  if (has(message, "certificate") || has(message, "does not support SSL") || has(message, "sslmode"))
     return Error(ErrorClass::fatal_run, said + ". Check warehouse.sslmode and warehouse.sslrootcert (the CA that "
                                                "signed the server's certificate)");
   if (has(message, "could not translate host name"))
