@@ -138,8 +138,7 @@ TEST_P(Resume, MessagesProducedDuringASyncWaitForTheNext) {
 // Holds the sync lock of sync ID `it` as a running sync would, for as long as it lives.
 class HeldLock {
  public:
-  HeldLock(SyncTest& test, const std::string& engine, const std::string& lock_file, const PgServer& pg,
-           const std::string& database) {
+  HeldLock(const std::string& engine, const std::string& lock_file, const PgServer& pg, const std::string& database) {
     if (engine == "postgres") {
       session_ = std::make_unique<PgSession>(pg.conninfo(database, "krow"), "krow-test lock holder");
       session_->exec("SELECT pg_advisory_lock(hashtextextended('krow sync it', 0))");
@@ -148,7 +147,6 @@ class HeldLock {
     fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT, 0644);
     if (fd_ < 0 || ::flock(fd_, LOCK_EX | LOCK_NB) != 0 || ::write(fd_, "4242\n", 5) != 5)
       throw std::runtime_error("cannot hold " + lock_file);
-    (void)test;
   }
   ~HeldLock() {
     if (fd_ >= 0) ::close(fd_);
@@ -170,7 +168,7 @@ TEST_P(Resume, SecondSyncOfTheSameManifestIsRefusedWhileOneRuns) {
   p.flush();
   const auto manifest = write_manifest({topic});
   {
-    HeldLock lock(*this, engine(), db() + ".it.lock", pg_server(), pg_database());
+    HeldLock lock(engine(), db() + ".it.lock", pg_server(), pg_database());
     const auto r = krow({"sync", manifest});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("another sync of 'it' is already running"), std::string::npos) << r.err;

@@ -1,7 +1,6 @@
 #include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 
 #include "rows/row_contract.hpp"
