@@ -1,26 +1,40 @@
 #!/usr/bin/env python3
-"""End-to-end benchmark of `krow sync` against the consume-only ceiling and the warehouse's
-own bulk load (run it through bench/run.sh, which builds krow and starts the local broker,
-registry and PostgreSQL server first).
+"""End-to-end benchmark of `krow sync` beside the ceilings it cannot beat (Kafka's
+consume-only rate, the warehouse's own bulk load of the same rows) and the peers a user would
+pick instead, all measured in the same run on the same data (run it through bench/run.sh,
+which builds krow and starts the local broker, registry and PostgreSQL server first).
 
 Produces fresh 6-partition topics of order messages with a key and a header (JSON of about
 350 bytes, and the same orders in Avro through the schema registry), then measures, each as
-a whole process from start to exit:
+a whole process from start to exit unless said otherwise (median of --runs):
 
   ceiling   krow's own reader (same client settings as a sync) reading every partition to
             its last stable offset and discarding the messages: bench-ceiling
-  sync      `krow sync` into a fresh DuckDB file or PostgreSQL database (--warehouse;
-            median of --runs), with the peak memory of krow and, for PostgreSQL, of the
-            server process that wrote the rows
+  sync      `krow sync` into a fresh DuckDB file or PostgreSQL database (--warehouse), with
+            the peak memory of krow and, for PostgreSQL, of the server process that wrote
+            the rows
+  DuckDB    DuckDB only: DuckDB's own insert of the rows krow wrote (same table definition),
+            ready in memory before the clock starts, with DuckDB's defaults (all cores): in
+            one transaction, and in one transaction per krow batch (bench-duckdb-load;
+            the insert's own time, not a process)
   COPY      PostgreSQL only: the server's own COPY of the same rows from a prepared file
-            into an empty table like krow's, in binary and text format (median of --runs)
+            into an empty table like krow's, in binary and text format
+  peers     DuckDB only: a Python loader (confluent-kafka + Arrow + DuckDB, 50,000-message
+            batches, bench/peers/python_loader.py) into a fresh DuckDB file, and Kafka Connect
+            standalone with its FileStreamSink (Maven Central, 512 MiB heap) timed from its
+            start to the last line written; --no-peers skips them
   no-op     a second sync of the same file with nothing new
+  trickle   100 new messages, then the sync that copies them
   resume    a sync killed with SIGKILL halfway, then the sync that finishes the job; the
             table must then hold every message exactly once
   memory    one sync of a topic --big times larger, to compare peak memory
 
-With --warehouse postgres the Avro topic and the memory check are left out (they measure
-the decoder and krow's memory, which do not depend on the warehouse).
+The last column gives krow's time divided by each ceiling's and peer's (JSON rows against
+krow's JSON sync, Avro against its Avro sync): 1.00 is as fast as that row, 2.00 twice as slow,
+0.50 twice as fast.
+
+With --warehouse postgres the Avro topic, the peers and the memory check are left out (they
+measure the decoder, other tools and krow's memory, which do not depend on the warehouse).
 
 Prints a table and saves everything as JSON (--out, default bench/results/<UTC time>.json).
 Python standard library only.
@@ -48,6 +62,8 @@ KROW = BUILD / "src" / "krow"
 PRODUCE = BUILD / "bench" / "bench-produce"
 CEILING = BUILD / "bench" / "bench-ceiling"
 SQL = BUILD / "tools" / "krow-sql"
+DUCKDB_LOAD = BUILD / "bench" / "bench-duckdb-load"
+PEERS = ROOT / "bench" / "peers"
 SERVICES = pathlib.Path(os.environ.get("KROW_SERVICES_DIR", ROOT / ".services"))
 BOOTSTRAP = f"127.0.0.1:{os.environ.get('KROW_KAFKA_PORT', '9092')}"
 REGISTRY = f"https://127.0.0.1:{os.environ.get('KROW_REGISTRY_PORT', '8081')}"
@@ -304,19 +320,132 @@ def copy_baseline(pg: Postgres, name: str, topic: str, messages: int, nbytes: in
     return rows
 
 
+def bare_table(topic: str) -> str:
+    return "confluent." + re.sub(r"[^a-z0-9_]", "_", topic.lower())
+
+
+KROW_BATCH_ROWS = 40960  # krow's default batch.max_messages
+
+
+def duckdb_baseline(work: pathlib.Path, name: str, topic: str, messages: int, nbytes: int, runs: int) -> list[dict]:
+    """DuckDB's own insert of the rows krow wrote into work/<name>.duckdb: in one
+    transaction, and in one transaction per krow batch."""
+    rows_dir = work / "duckdb-rows"
+    check(run_measured([str(DUCKDB_LOAD), "prepare", str(work / f"{name}.duckdb"), bare_table(topic), str(rows_dir),
+                        str(KROW_BATCH_ROWS)]), "bench-duckdb-load prepare")
+    out = []
+    for mode, label in (("one", "DuckDB insert, one transaction"), ("per-file", "DuckDB insert, a commit per batch")):
+        results = []
+        for _ in range(runs):
+            target = work / "duckdb-load.duckdb"
+            r = check(run_measured([str(DUCKDB_LOAD), "load", str(target), str(rows_dir), mode]), "bench-duckdb-load")
+            m = re.search(r"loaded (\d+) rows .* in ([\d.]+) s", r["stdout"])
+            if not m or int(m.group(1)) != messages:
+                sys.exit(f"[bench] unexpected bench-duckdb-load output: {r['stdout']}{r['stderr']}")
+            results.append((float(m.group(2)), r["peak_rss_mib"]))
+            for p in work.glob("duckdb-load.duckdb*"):
+                p.unlink()
+        wall, rss = sorted(results)[len(results) // 2]
+        out.append(row(label, messages, wall, nbytes, rss, [w for w, _ in results]))
+        log(f"{label}: {wall:.2f} s")
+    subprocess.run(["rm", "-rf", str(rows_dir)], check=True)
+    return out
+
+
+def python_peer(work: pathlib.Path, topic: str, messages: int, nbytes: int, runs: int) -> dict:
+    py = subprocess.run(["bash", str(ROOT / "tests" / "reference" / "setup_venv.sh"), str(PEERS / "requirements.txt"),
+                         "bench-py"], check=True, capture_output=True, text=True).stdout.strip()
+    results = []
+    for i in range(runs):
+        db = work / "python-peer.duckdb"
+        for p in work.glob("python-peer.duckdb*"):
+            p.unlink()
+        r = check(run_measured([py, str(PEERS / "python_loader.py"), BOOTSTRAP, topic, str(db)]), "the Python peer")
+        got = int(sql_value(db, "SELECT count(*) FROM messages"))
+        if got != messages:
+            sys.exit(f"[bench] the Python peer wrote {got} rows, expected {messages}")
+        results.append((r["wall_s"], r["peak_rss_mib"]))
+        log(f"Python peer run {i + 1}/{runs}: {r['wall_s']:.2f} s, peak {r['peak_rss_mib']:.0f} MiB")
+    wall, rss = sorted(results)[len(results) // 2]
+    return row("peer: Python (confluent-kafka, Arrow, DuckDB)", messages, wall, nbytes, max(r for _, r in results),
+               [w for w, _ in results])
+
+
+def connect_peer(work: pathlib.Path, topic: str, messages: int, nbytes: int, runs: int) -> dict:
+    lib = subprocess.run(["bash", str(PEERS / "connect.sh")], check=True, capture_output=True, text=True).stdout.strip()
+    results = []
+    for i in range(runs):
+        d = work / "connect"
+        subprocess.run(["rm", "-rf", str(d)], check=True)
+        d.mkdir()
+        out = d / "sink.txt"
+        (d / "worker.properties").write_text(
+            f"bootstrap.servers={BOOTSTRAP}\n"
+            "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+            "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+            f"offset.storage.file.filename={d / 'offsets'}\n"
+            "consumer.auto.offset.reset=earliest\nconsumer.isolation.level=read_committed\n"
+            "plugin.discovery=only_scan\n")
+        (d / "sink.properties").write_text(
+            f"name=krow-bench-file-sink-{i}\nconnector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\n"
+            f"tasks.max=1\ntopics={topic}\nfile={out}\n")
+        cmd = ["java", "-Xmx512m", "-XX:+UseG1GC", f"-Dlog4j2.configurationFile={ROOT / 'scripts' / 'kafka' / 'tools-log4j2.xml'}",
+               "-cp", f"{lib}/*", "org.apache.kafka.connect.cli.ConnectStandalone", str(d / "worker.properties"),
+               str(d / "sink.properties")]
+        t0 = time.monotonic()
+        with open(d / "connect.log", "wb") as logf:
+            proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT)
+        lines, seen, peak = 0, 0, 0.0
+        try:
+            deadline = t0 + 600
+            while lines < messages:
+                if proc.poll() is not None:
+                    sys.exit(f"[bench] Kafka Connect exited early; see {d / 'connect.log'}")
+                if time.monotonic() > deadline:
+                    sys.exit(f"[bench] Kafka Connect wrote {lines} of {messages} lines in 600 s")
+                if out.exists():
+                    with open(out, "rb") as f:
+                        f.seek(seen)
+                        chunk = f.read()
+                    # count only whole lines
+                    end = chunk.rfind(b"\n") + 1
+                    lines += chunk.count(b"\n", 0, end)
+                    seen += end
+                peak = max(peak, _rss_mib(proc.pid))
+                time.sleep(0.05)
+            wall = time.monotonic() - t0
+        finally:
+            proc.kill()
+            proc.wait()
+        results.append((wall, peak))
+        log(f"Kafka Connect run {i + 1}/{runs}: {wall:.2f} s to the last line, peak {peak:.0f} MiB")
+    wall, rss = sorted(results)[len(results) // 2]
+    return row("peer: Kafka Connect, FileStreamSink", messages, wall, nbytes, max(r for _, r in results),
+               [w for w, _ in results])
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        m = re.search(r"VmRSS:\s+(\d+) kB", pathlib.Path(f"/proc/{pid}/status").read_text())
+        return float(m.group(1)) / 1024 if m else 0.0
+    except OSError:
+        return 0.0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--messages", type=int, default=1_000_000, help="messages per topic (default 1,000,000)")
-    ap.add_argument("--runs", type=int, default=3, help="syncs and ceilings measured per topic (median)")
+    ap.add_argument("--runs", type=int, default=3, help="measurements per scenario (median)")
     ap.add_argument("--big", type=int, default=3, help="memory check: a topic this many times larger (0: skip)")
     ap.add_argument("--no-avro", action="store_true", help="skip the Avro topic (no registry needed)")
+    ap.add_argument("--no-peers", action="store_true", help="skip the Python and Kafka Connect peers")
     ap.add_argument("--warehouse", choices=["duckdb", "postgres"], default="duckdb",
                     help="where krow writes: a DuckDB file (default) or the local PostgreSQL server")
     ap.add_argument("--out", type=pathlib.Path, help="JSON results file")
     args = ap.parse_args()
     wh = Postgres() if args.warehouse == "postgres" else DuckDB()
     if args.warehouse == "postgres":
-        args.no_avro, args.big = True, 0
+        args.no_avro, args.big, args.no_peers = True, 0, True
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     n = args.messages
@@ -330,31 +459,44 @@ def main() -> int:
         work = pathlib.Path(tmp)
         try:
             produce(json_topic, n, avro=False)
-            ceil = ceiling("JSON ceiling", json_topic, args.runs)
-            rows.append(ceil)
+            ceil = ceiling("JSON consume-only ceiling", json_topic, args.runs)
             json_row, yaml = sync_runs(wh, f"JSON krow sync into {wh.label}", work, "json", json_topic, n, args.runs,
                                        avro=False)
-            json_row["vs_ceiling"] = round(json_row["messages_per_s"] / ceil["messages_per_s"], 3)
-            rows.append(json_row)
+            nbytes = round(json_row["mb_per_s"] * 1e6 * json_row["wall_s"]) if json_row["mb_per_s"] else 0
+            refs = [ceil]
             if isinstance(wh, Postgres):
-                nbytes = int(json_row["mb_per_s"] * 1e6 * json_row["wall_s"]) if json_row["mb_per_s"] else 0
-                copies = copy_baseline(wh, "json", json_topic, n, nbytes, args.runs)
-                rows.extend(copies)
-                best = min(copies, key=lambda r: r["wall_s"])
-                json_row["vs_copy"] = round(json_row["messages_per_s"] / best["messages_per_s"], 3)
-                extra["best_copy"] = best["scenario"]
+                refs += copy_baseline(wh, "json", json_topic, n, nbytes, args.runs)
+            else:
+                refs += duckdb_baseline(work, "json", json_topic, n, nbytes, args.runs)
+            if not args.no_peers:
+                refs.append(python_peer(work, json_topic, n, nbytes, args.runs))
+                refs.append(connect_peer(work, json_topic, n, nbytes, args.runs))
+            for r in refs:
+                r["krow_time_ratio"] = round(json_row["wall_s"] / r["wall_s"], 2)
+            rows += refs + [json_row]
 
             noop = sync(yaml)
             rows.append(row("JSON second sync (nothing new)", 0, noop["wall_s"], 0, noop["peak_rss_mib"], [noop["wall_s"]]))
+            trickles = []
+            for _ in range(args.runs):
+                produce(json_topic, 100, avro=False)
+                trickles.append(sync(yaml))
+            t = sorted(trickles, key=lambda r: r["wall_s"])[len(trickles) // 2]
+            rows.append(row("JSON trickle sync (100 new messages)", 100, t["wall_s"], 0, t["peak_rss_mib"],
+                            [r["wall_s"] for r in trickles]))
+            total_json = n + 100 * args.runs
+            total, distinct = table_counts(wh, work, "json", json_topic)
+            if total != total_json or distinct != total_json:
+                sys.exit(f"[bench] after the trickle syncs: {total} rows, {distinct} distinct ids, expected {total_json}")
 
             wh.fresh(work, "json")
             killed = sync(yaml, kill_after=json_row["wall_s"] / 2)
-            at_kill = table_counts(wh, work, "json", json_topic)[0] if killed["killed"] else n
+            at_kill = table_counts(wh, work, "json", json_topic)[0] if killed["killed"] else total_json
             resume = sync(yaml)
             total, distinct = table_counts(wh, work, "json", json_topic)
-            if total != n or distinct != n:
-                sys.exit(f"[bench] resume after kill -9: {total} rows, {distinct} distinct ids, expected {n}")
-            resumed = n - at_kill
+            if total != total_json or distinct != total_json:
+                sys.exit(f"[bench] resume after kill -9: {total} rows, {distinct} distinct ids, expected {total_json}")
+            resumed = total_json - at_kill
             rows.append(row("JSON resume after kill -9", resumed, resume["wall_s"], 0, resume["peak_rss_mib"],
                             [resume["wall_s"]]))
             extra["resume"] = {"killed_after_s": round(killed["wall_s"], 3), "was_killed": killed["killed"],
@@ -366,12 +508,11 @@ def main() -> int:
             if not args.no_avro:
                 topics.append(avro_topic)
                 produce(avro_topic, n, avro=True)
-                aceil = ceiling("Avro ceiling", avro_topic, args.runs)
-                rows.append(aceil)
+                aceil = ceiling("Avro consume-only ceiling", avro_topic, args.runs)
                 avro_row, _ = sync_runs(wh, "Avro krow sync", work, "avro", avro_topic, n, args.runs, avro=True)
-                avro_row["vs_ceiling"] = round(avro_row["messages_per_s"] / aceil["messages_per_s"], 3)
+                aceil["krow_time_ratio"] = round(avro_row["wall_s"] / aceil["wall_s"], 2)
                 avro_row["vs_json_time"] = round(avro_row["wall_s"] / json_row["wall_s"], 2)
-                rows.append(avro_row)
+                rows += [aceil, avro_row]
 
             if args.big > 0:
                 topics.append(big_topic)
@@ -387,20 +528,26 @@ def main() -> int:
                 subprocess.run(["bash", str(ROOT / "scripts" / "kafka.sh"), "topics", "--delete", "--topic", t],
                                capture_output=True)
 
-    copy_col = any("vs_copy" in r for r in rows)
-    print(f"\n{'scenario':<40} {'messages':>10} {'wall s':>8} {'messages/s':>11} {'MB/s':>7} {'peak RSS MiB':>13} "
-          f"{'vs ceiling':>10}" + (f" {'vs COPY':>8} {'server RSS MiB':>15}" if copy_col else ""))
+    server_col = any("server_peak_rss_mib" in r for r in rows)
+    print(f"\n{'scenario':<46} {'messages':>10} {'wall s':>8} {'messages/s':>11} {'MB/s':>7} {'peak RSS MiB':>13} "
+          f"{'krow time / this':>17}" + (f" {'server RSS MiB':>15}" if server_col else ""))
     for r in rows:
-        ratio = f"{r['vs_ceiling'] * 100:.0f}%" if "vs_ceiling" in r else ""
+        ratio = f"{r['krow_time_ratio']:.2f}" if "krow_time_ratio" in r else ""
         mb = "-" if r["mb_per_s"] is None else f"{r['mb_per_s']:.1f}"
         rss = "-" if not r["peak_rss_mib"] else f"{r['peak_rss_mib']:.0f}"
-        line = (f"{r['scenario']:<40} {r['messages']:>10,} {r['wall_s']:>8.2f} {r['messages_per_s']:>11,} "
-                f"{mb:>7} {rss:>13} {ratio:>10}")
-        if copy_col:
-            vs = f"{r['vs_copy'] * 100:.0f}%" if "vs_copy" in r else ""
+        line = (f"{r['scenario']:<46} {r['messages']:>10,} {r['wall_s']:>8.2f} {r['messages_per_s']:>11,} "
+                f"{mb:>7} {rss:>13} {ratio:>17}")
+        if server_col:
             srv = f"{r['server_peak_rss_mib']:.0f}" if "server_peak_rss_mib" in r else ""
-            line += f" {vs:>8} {srv:>15}"
+            line += f" {srv:>15}"
         print(line)
+    notes = []
+    if not args.no_avro:
+        notes.append(f"Avro sync time / JSON sync time: {avro_row['vs_json_time']:.2f}")
+    if args.big > 0:
+        notes.append(f"peak RSS at {args.big}x messages / at 1x: {big_row['rss_vs_1x']:.2f}")
+    for note in notes:
+        print(note)
     machine = {"cpus": os.cpu_count(), "cpu": _cpu_model(), "kernel": os.uname().release}
     result = {"started_at": stamp, "messages": n, "runs": args.runs, "warehouse": args.warehouse, "machine": machine,
               "results": rows} | extra

@@ -55,6 +55,9 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   // (default 1 s): far too long for a reader that drains the queue in milliseconds.
   set(conf.get(), "fetch.queue.backoff.ms", "5");
   set(conf.get(), "log.connection.close", "false");
+  // Small requests (metadata, offsets, the lag group's commits) go out at once instead of
+  // waiting for the previous packet's ACK: a sync with little to copy is made of them.
+  set(conf.get(), "socket.nagle.disable", "true");
   set(conf.get(), "allow.auto.create.topics", "false");
 
   rd_kafka_conf_set_opaque(conf.get(), this);

@@ -46,7 +46,9 @@ struct TopicSelection {
 };
 
 struct BatchConfig {
-  int64_t max_messages = 50000;
+  // 40,960: whole row groups in the DuckDB files krow writes (see the DuckDB adapter), and
+  // within the contract's "at most 50,000 messages".
+  int64_t max_messages = 40960;
   int64_t max_bytes = 16ll << 20;
 };
 

@@ -14,13 +14,17 @@ size_t RowBatch::table_slot(const std::string& table, const std::string& topic, 
 void RowBatch::clear() {
   arena_.clear();
   // Slots stay, with their row capacity, for the next batch; the sink skips empty ones.
-  for (auto& t : tables_) t.rows.clear();
+  for (auto& t : tables_) {
+    t.rows.clear();
+    if (t.encoded) t.encoded->current = false;
+  }
   rows_ = 0;
 }
 
 void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIndex column, Fallback how,
                                   std::string_view reason) {
   Row& row = tables_[table].rows[row_index];
+  if (tables_[table].encoded) tables_[table].encoded->current = false;
   const std::string column_name(rows::kColumns[column].name);
   auto as_text = [&](Slice& json) {
     const auto text = std::string(json.view(arena_));  // the arena may move while it grows

@@ -6,6 +6,7 @@
 // allocation once the arena and row vectors have grown to their working size.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,12 +30,23 @@ struct Row {
   Slice decode_error;  // key and value problems joined, NULL when there were none
 };
 
+// A warehouse adapter's own form of a table's rows (its engine's column vectors, say),
+// built on the reading thread by Warehouse::encode so that the writing thread only writes.
+// It is kept with its memory from batch to batch; `current` is false whenever the rows
+// changed after it was built (a new batch, a replaced value), and the adapter then builds
+// it again.
+struct EncodedRows {
+  virtual ~EncodedRows() = default;
+  bool current = false;
+};
+
 // The rows of one table (one topic ID) within a batch.
 struct TableRows {
   std::string table;  // warehouse table name
   std::string topic;  // Kafka topic name
   TopicId topic_id;
   std::vector<Row> rows;
+  std::unique_ptr<EncodedRows> encoded;  // set by the adapter; see EncodedRows
 };
 
 class RowBatch {

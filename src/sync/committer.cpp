@@ -36,6 +36,7 @@ void Committer::expect(const TopicId& topic_id, Partition partition, std::option
 
 void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Position>& moved) {
   if (moved.empty() && batch->row_count() == 0) return;
+  warehouse_.encode(*batch);  // here, while the writing thread still writes the batch before
   Job job;
   for (const auto& p : moved) {
     auto& t = tracked_[{p.topic_id, p.partition}];

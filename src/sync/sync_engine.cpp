@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <future>
 
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
@@ -75,10 +77,21 @@ class SyncRun : PartitionReader::Handler {
 SyncResult SyncRun::run() {
   const auto t0 = std::chrono::steady_clock::now();
   result_.run_id = recorder_.run_id();
-  warehouse_ = open_warehouse(manifest_.warehouse, manifest_.name, OpenMode::write);
-
+  // The warehouse opens while the Kafka client connects: each takes tens of milliseconds,
+  // which is most of a sync with little to copy. A warehouse that cannot open is reported
+  // first, as before any run can be recorded.
+  auto opening = std::async(std::launch::async,
+                            [this] { return open_warehouse(manifest_.warehouse, manifest_.name, OpenMode::write); });
   kafka::Client client(manifest_.source, kafka::ClientOptions{.verbose = options_.verbose});
+  std::exception_ptr connect_error;
   try {
+    client.check_connection(std::chrono::seconds(manifest_.source.connect_timeout_s));
+  } catch (...) {
+    connect_error = std::current_exception();
+  }
+  warehouse_ = opening.get();
+  try {
+    if (connect_error) std::rethrow_exception(connect_error);
     prepare(client);
   } catch (const std::exception& e) {
     result_.status = SyncStatus::failed;
@@ -125,7 +138,6 @@ void SyncRun::record() {
 }
 
 void SyncRun::prepare(kafka::Client& client) {
-  client.check_connection(std::chrono::seconds(manifest_.source.connect_timeout_s));
   kafka::Cluster cluster(client);
   if (!manifest_.bound_cluster_id.empty()) {
     const auto id = cluster.cluster_id();

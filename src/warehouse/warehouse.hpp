@@ -77,6 +77,13 @@ class Warehouse {
     merge,   // a re-read (full resync): rows with the same id are replaced, others kept
   };
 
+  // Called on the reading thread with a full batch before it is handed to the writing
+  // thread (while that thread still writes the previous batch): an adapter may turn the rows
+  // into its engine's own form here (TableRows::encoded), so that commit() only writes. It
+  // must not touch the adapter's connection or any other state that commit() uses. The
+  // default does nothing; commit() must also take a batch that was not encoded.
+  virtual void encode(RowBatch& batch) const { (void)batch; }
+
   // Writes a batch's rows and moves its positions in one transaction: either all of it is
   // visible afterwards or none of it. Every move is fenced: when a stored position is not
   // the move's `from`, nothing is written and this throws Error(conflict). A value the

@@ -7,6 +7,7 @@
 #
 # The venv is <services>/py, where <services> is $KROW_SERVICES_DIR or <repo>/.services. It is
 # reused while requirements.txt and the interpreter stay the same, and rebuilt otherwise.
+# Another venv: setup_venv.sh REQUIREMENTS NAME (e.g. bench/peers/requirements.txt bench-py).
 # The interpreter is $KROW_PYTHON or python3.
 set -euo pipefail
 
@@ -15,8 +16,8 @@ root=$(cd "$here/../.." && pwd)
 services=${KROW_SERVICES_DIR:-$root/.services}
 mkdir -p "$services"
 services=$(cd "$services" && pwd)
-venv="$services/py"
-req="$here/requirements.txt"
+venv="$services/${2:-py}"
+req=$(cd "$(dirname "${1:-$here/requirements.txt}")" && pwd)/$(basename "${1:-requirements.txt}")
 python=${KROW_PYTHON:-python3}
 
 log() { printf '[reference] %s\n' "$*" >&2; }
@@ -28,9 +29,9 @@ want="$(sha256sum "$req" | cut -d' ' -f1) python $pyver"
 stamp="$venv/.krow-requirements"
 
 # Serialise concurrent callers (parallel test runners).
-exec 9>"$services/.py.lock"
+exec 9>"$services/.${2:-py}.lock"
 if command -v flock >/dev/null; then
-  flock -w 300 9 || log "another setup still holds $services/.py.lock after 300s; going on"
+  flock -w 300 9 || log "another setup still holds $services/.${2:-py}.lock after 300s; going on"
 fi
 
 if [[ -x $venv/bin/python && -f $stamp && $(<"$stamp") == "$want" ]]; then

@@ -110,7 +110,7 @@ TEST(Manifest, Defaults) {
   EXPECT_TRUE(m.topics.selects_all());
   EXPECT_EQ(m.warehouse.type, "duckdb");
   EXPECT_EQ(m.warehouse.schema, "confluent");
-  EXPECT_EQ(m.batch.max_messages, 50000);
+  EXPECT_EQ(m.batch.max_messages, 40960);
   EXPECT_EQ(m.batch.max_bytes, 16 * 1024 * 1024);
   EXPECT_EQ(m.limits.max_value_bytes, 8 * 1024 * 1024);
 }

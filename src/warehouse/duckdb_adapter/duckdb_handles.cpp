@@ -1,7 +1,5 @@
 #include "warehouse/duckdb_adapter/duckdb_handles.hpp"
 
-#include <vector>
-
 #include "util/error.hpp"
 #include "warehouse/duckdb_adapter/duckdb_errors.hpp"
 
@@ -41,12 +39,9 @@ void Appender::fail(const char* what) {
   throw error;
 }
 
-DataChunk::DataChunk(duckdb_appender appender) {
-  const idx_t n = duckdb_appender_column_count(appender);
-  std::vector<duckdb_logical_type> types(n);
-  for (idx_t i = 0; i < n; ++i) types[i] = duckdb_appender_column_type(appender, i);
-  c_ = duckdb_create_data_chunk(types.data(), n);
-  for (auto& t : types) duckdb_destroy_logical_type(&t);
+void LogicalTypes::add(duckdb_type type, const char* alias) {
+  types_.push_back(duckdb_create_logical_type(type));
+  if (alias) duckdb_logical_type_set_alias(types_.back(), alias);
 }
 
 }  // namespace krow::duck

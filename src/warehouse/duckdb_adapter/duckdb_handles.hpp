@@ -5,6 +5,7 @@
 #include <duckdb.h>
 
 #include <string>
+#include <vector>
 
 namespace krow::duck {
 
@@ -55,10 +56,31 @@ class Appender {
   duckdb_appender a_ = nullptr;
 };
 
+// The column types of a data chunk; destroyed with the object.
+class LogicalTypes {
+ public:
+  LogicalTypes() = default;
+  ~LogicalTypes() {
+    for (auto& t : types_) duckdb_destroy_logical_type(&t);
+  }
+  LogicalTypes(const LogicalTypes&) = delete;
+  LogicalTypes& operator=(const LogicalTypes&) = delete;
+  // Adds a type; `alias` names a type DuckDB defines over another one (JSON over VARCHAR).
+  void add(duckdb_type type, const char* alias = nullptr);
+  duckdb_logical_type* data() { return types_.data(); }
+  idx_t size() const { return types_.size(); }
+
+ private:
+  std::vector<duckdb_logical_type> types_;
+};
+
 class DataChunk {
  public:
-  explicit DataChunk(duckdb_appender appender);
-  ~DataChunk() { duckdb_destroy_data_chunk(&c_); }
+  explicit DataChunk(LogicalTypes& types) : c_(duckdb_create_data_chunk(types.data(), types.size())) {}
+  ~DataChunk() {
+    if (c_) duckdb_destroy_data_chunk(&c_);
+  }
+  DataChunk(DataChunk&& o) noexcept : c_(o.c_) { o.c_ = nullptr; }
   DataChunk(const DataChunk&) = delete;
   DataChunk& operator=(const DataChunk&) = delete;
   duckdb_data_chunk get() { return c_; }

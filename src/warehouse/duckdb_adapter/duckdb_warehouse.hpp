@@ -11,7 +11,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "warehouse/duckdb_adapter/duckdb_handles.hpp"
 #include "warehouse/duckdb_adapter/duckdb_settings.hpp"
 #include "warehouse/duckdb_adapter/file_lock.hpp"
 #include "warehouse/warehouse.hpp"
@@ -28,6 +30,8 @@ class DuckDBWarehouse : public Warehouse {
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) override;
+  // Builds each table's DuckDB data chunks (on the reading thread; no connection needed).
+  void encode(RowBatch& batch) const override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
               WriteMode mode) override;
   void record_run(const RunRecord& run) override;
@@ -38,11 +42,19 @@ class DuckDBWarehouse : public Warehouse {
   void create_state();
   // Files written before positions were keyed by warehouse schema get the column.
   void upgrade_state();
-  // Appends rows to `catalog`.`schema`.`table` (the row table, or the merge stage).
-  void append_rows(const TableRows& table, const std::string& arena, const char* catalog, const std::string& schema,
+  // A table's rows as DuckDB data chunks of krow's column types, reused batch after batch.
+  struct TableChunks final : EncodedRows {
+    std::vector<duck::DataChunk> chunks;
+    size_t used = 0;  // chunks that hold this batch's rows
+    std::string ids;  // the id column's text, which the chunks refer to
+  };
+  static TableChunks& encode_table(TableRows& table, const std::string& arena);
+  // Appends rows to `catalog`.`schema`.`table` (the row table, or the merge stage), from
+  // the chunks encode() built, or builds them now if the rows changed since.
+  void append_rows(TableRows& table, const std::string& arena, const char* catalog, const std::string& schema,
                    const std::string& table_name);
   // Full resync: replaces the rows whose ids the batch holds, keeps every other row.
-  void merge_rows(const TableRows& table, const std::string& arena);
+  void merge_rows(TableRows& table, const std::string& arena);
   // Compare-and-set of one position; throws Error(conflict) when it is not `from`.
   void move_position(const std::string& sync_id, const PositionMove& move);
 
