@@ -32,9 +32,8 @@ struct Row {
 
 // A warehouse adapter's own form of a table's rows (its engine's column vectors, say),
 // built on the reading thread by Warehouse::encode so that the writing thread only writes.
-// It is kept with its memory from batch to batch; `current` is false whenever the rows
-// changed after it was built (a new batch, a replaced value), and the adapter then builds
-// it again.
+// `current` is false whenever the rows changed after it was built (a new batch, a replaced
+// value), and the adapter then builds it again.
 struct EncodedRows {
   virtual ~EncodedRows() = default;
   bool current = false;

@@ -105,5 +105,18 @@ TEST(RowBatch, NotNullColumnsAreNeverReplaced) {
   EXPECT_FALSE(b.tables()[0].rows[0].decode_error.present);
 }
 
+TEST(RowBatch, EncodedRowsStopBeingCurrentWhenTheRowsChange) {
+  RowBatch b = one_row(R"({"a":1})", "[]");
+  const size_t slot = 0;
+  auto& t = b.tables()[slot];
+  t.encoded = std::make_unique<EncodedRows>();
+  t.encoded->current = true;
+  b.replace_unstorable(slot, 0, rows::kValue, RowBatch::Fallback::as_text, "refused");
+  EXPECT_FALSE(t.encoded->current);  // the adapter builds its form again
+  t.encoded->current = true;
+  b.clear();
+  EXPECT_FALSE(t.encoded->current);
+}
+
 }  // namespace
 }  // namespace krow

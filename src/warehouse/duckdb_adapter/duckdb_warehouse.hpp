@@ -42,7 +42,7 @@ class DuckDBWarehouse : public Warehouse {
   void create_state();
   // Files written before positions were keyed by warehouse schema get the column.
   void upgrade_state();
-  // A table's rows as DuckDB data chunks of krow's column types, reused batch after batch.
+  // A table's rows as DuckDB data chunks of krow's column types; dropped once committed.
   struct TableChunks final : EncodedRows {
     std::vector<duck::DataChunk> chunks;
     size_t used = 0;  // chunks that hold this batch's rows
