@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The end-to-end benchmark, from a fresh checkout in one command:
-#   bash bench/run.sh [--warehouse duckdb|postgres] [--messages N] [--runs R] [--big K] [--no-avro] [--out FILE]
+#   bash bench/run.sh [--warehouse duckdb|postgres] [--messages N] [--runs R] [--big K] [--no-avro]
+#                     [--no-peers] [--out FILE]
 # Installs and builds what is missing (release build), starts the local Kafka broker, the
 # schema registry and (for --warehouse postgres) the PostgreSQL server unless they already
-# run, runs bench/run.py (see its --help), and stops the services it started. Prints a table; saves the figures as JSON under bench/results/.
+# run, runs bench/run.py (see its --help; it sets up the peers: a Python venv and Kafka
+# Connect's jars from Maven Central), and stops the services it started. Prints a table;
+# saves the figures as JSON under bench/results/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
