@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
@@ -174,6 +175,25 @@ int cmd_connect(const ConnectArgs& a) {
   return kExitOk;
 }
 
+// Argument errors quote the arguments. A value given to a secret-looking option (someone
+// typing `--password SECRET`, which krow refuses) is never printed back.
+std::string without_secret_arguments(std::string message, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("-", 0) != 0) continue;
+    const auto eq = arg.find('=');
+    std::string name = arg.substr(0, eq);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool secretish = name.find("password") != std::string::npos || name.find("secret") != std::string::npos ||
+                           name.find("token") != std::string::npos || name.find("key") != std::string::npos;
+    if (!secretish) continue;
+    const std::string value = eq != std::string::npos ? arg.substr(eq + 1) : (i + 1 < argc ? argv[i + 1] : "");
+    if (value.empty()) continue;
+    for (size_t at; (at = message.find(value)) != std::string::npos;) message.replace(at, value.size(), "<hidden>");
+  }
+  return message;
+}
+
 int cmd_sources() {
   const auto store = krow::SecretStore::open_default(/*create_key=*/false);
   for (const auto& name : store.names()) {
@@ -243,12 +263,14 @@ int main(int argc, char** argv) {
   connect->add_option("--username", ca.username, "Cluster API key");
   connect->add_option("--password-env", ca.password_env, "Environment variable holding the cluster API secret");
   connect->add_flag("--password-stdin", ca.password_stdin, "Read the cluster API secret from standard input");
-  connect->add_option("--ca-file", ca.ca_file, "PEM CA bundle for the cluster (default: system CAs)");
+  connect->add_option("--ca-file", ca.ca_file, "PEM CA bundle for the cluster (default: system CAs)")
+      ->check(CLI::ExistingFile);
   connect->add_flag("--no-verify-certificates", ca.no_verify, "Disable TLS peer verification (not recommended)");
   connect->add_option("--registry-url", ca.registry_url, "Schema Registry URL (https://...)");
   connect->add_option("--registry-username", ca.registry_username, "Schema Registry API key");
   connect->add_option("--registry-password-env", ca.registry_password_env, "Environment variable holding the registry API secret");
-  connect->add_option("--registry-ca-file", ca.registry_ca_file, "PEM CA bundle for the registry");
+  connect->add_option("--registry-ca-file", ca.registry_ca_file, "PEM CA bundle for the registry")
+      ->check(CLI::ExistingFile);
   connect->add_option("--timeout", ca.timeout, "Seconds to wait for the cluster")->capture_default_str();
 
   auto* sources = app.add_subcommand("sources", "List saved sources (never their secrets)");
@@ -256,8 +278,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitConfig;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitConfig;  // --help
+    std::fprintf(stderr, "krow: %s\nRun with --help for more information.\n",
+                 without_secret_arguments(e.what(), argc, argv).c_str());
+    return kExitConfig;
   }
 
   try {

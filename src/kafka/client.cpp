@@ -6,6 +6,7 @@
 #include "kafka/errors.hpp"
 #include "kafka/handles.hpp"
 #include "util/error.hpp"
+#include "util/files.hpp"
 
 namespace krow::kafka {
 
@@ -37,7 +38,10 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
     set(conf.get(), "sasl.username", source.username);
     set(conf.get(), "sasl.password", source.password.reveal(), /*secret=*/true);
   }
-  if (!source.ca_file.empty()) set(conf.get(), "ssl.ca.location", source.ca_file);
+  if (!source.ca_file.empty()) {
+    require_readable_file(source.ca_file, "source.ca_file", "the PEM CA bundle that signed the cluster's certificates");
+    set(conf.get(), "ssl.ca.location", source.ca_file);
+  }
   set(conf.get(), "enable.ssl.certificate.verification", source.verify_certificates ? "true" : "false");
   set(conf.get(), "ssl.endpoint.identification.algorithm", source.verify_certificates ? "https" : "none");
 

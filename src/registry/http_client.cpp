@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "util/error.hpp"
+#include "util/files.hpp"
 
 namespace krow {
 
@@ -31,6 +32,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
 
 HttpClient::HttpClient(const RegistryConfig& config, std::chrono::milliseconds timeout)
     : config_(config), timeout_(timeout) {
+  if (!config_.ca_file.empty())
+    require_readable_file(config_.ca_file, "registry.ca_file", "the PEM CA bundle that signed the registry's certificate");
   static std::once_flag init;
   std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   curl_ = curl_easy_init();
