@@ -56,6 +56,8 @@ class SyncRun : PartitionReader::Handler {
   void on_message(size_t topic, const kafka::Message& m) override;
   void on_topic_stopped(size_t topic, const std::string& error) override;
   bool resyncs(const TopicPlan& t) const;
+  // Every `resync --table` names a table of this sync (a typo must not resync nothing).
+  void check_only_tables() const;
   void record();
 
   const Manifest& manifest_;
@@ -147,6 +149,7 @@ void SyncRun::prepare(kafka::Client& client) {
                                              "cluster " + id + "; refusing to mix clusters in one sync");
   }
   plan_ = make_plan(cluster, *warehouse_, manifest_);
+  check_only_tables();
   tables_.reserve(plan_.topics.size());
   for (const auto& tp : plan_.topics) {
     TableTally& t = tables_.emplace_back();
@@ -166,6 +169,21 @@ void SyncRun::prepare(kafka::Client& client) {
       continue;
     }
     slots_.back() = batch_->table_slot(tp.table, tp.topic, tp.topic_id);
+  }
+}
+
+void SyncRun::check_only_tables() const {
+  for (const auto& name : options_.only_tables) {
+    std::string tables, hint;
+    bool found = false;
+    for (const auto& t : plan_.topics) {
+      found |= t.table == name;
+      if (t.topic == name) hint = " ('" + name + "' is a topic: its table is '" + t.table + "')";
+      tables += (tables.empty() ? "" : ", ") + t.table;
+    }
+    if (!found)
+      throw Error(ErrorClass::config, "resync --table '" + name + "': this sync has no such table" + hint +
+                                          (tables.empty() ? "; it selects no topic" : "; its tables are: " + tables));
   }
 }
 

@@ -1,5 +1,6 @@
 // What krow answers when the command line or the manifest names something wrong: the
-// setting and the value it was given (never a library's own words), and never a secret.
+// setting and the value it was given (never a library's own words), never a secret, and
+// never a success that did nothing.
 
 #include <gtest/gtest.h>
 
@@ -59,6 +60,31 @@ TEST_F(BadArguments, AMissingCaFileIsNamedWithItsSetting) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("--ca-file"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST_F(BadArguments, ResyncOfATableTheSyncDoesNotHaveIsRefused) {
+  const auto a = make_topic("resync-a"), b = make_topic("resync-b");
+  Producer p(bootstrap_);
+  for (int i = 0; i < 3; ++i) p.send(a, Record{"k", "{\"a\": " + std::to_string(i) + "}"});
+  for (int i = 0; i < 5; ++i) p.send(b, Record{"k", "{\"b\": " + std::to_string(i) + "}"});
+  p.flush();
+  const auto manifest = write_manifest({a, b});
+  sync_ok(manifest);
+
+  auto r = krow({"resync", "--full", "-q", "--table", table_of(a) + "_typo", manifest});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no such table"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(table_of(a)), std::string::npos) << r.err;  // the tables it has are listed
+  r = krow({"resync", "--full", "-q", "--table", a, manifest});  // the topic's name, not its table's
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("its table is '" + table_of(a) + "'"), std::string::npos) << r.err;
+
+  // The right name re-reads that table alone.
+  r = krow({"resync", "--full", "-q", "--table", table_of(a), manifest});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" 3 messages"), std::string::npos) << r.out;
+  EXPECT_EQ(probe().count(table_of(a)), 3);
+  EXPECT_EQ(probe().count(table_of(b)), 5);
 }
 
 }  // namespace
