@@ -109,8 +109,15 @@ def sql_value(db: pathlib.Path, query: str) -> str:
     return out.splitlines()[2].strip()  # header, rule, first row
 
 
+def bare_table(topic: str) -> str:
+    """krow's table of a topic, as schema.table."""
+    return "confluent." + re.sub(r"[^a-z0-9_]", "_", topic.lower())
+
+
 def table_of(topic: str) -> str:
-    return "confluent." + '"' + re.sub(r"[^a-z0-9_]", "_", topic.lower()) + '"'
+    """The same, quoted for SQL."""
+    schema, table = bare_table(topic).split(".", 1)
+    return f'{schema}."{table}"'
 
 
 class DuckDB:
@@ -318,10 +325,6 @@ def copy_baseline(pg: Postgres, name: str, topic: str, messages: int, nbytes: in
         rows.append(row(f"PostgreSQL COPY ({fmt}) of the rows", messages, wall, nbytes, 0, walls))
         log(f"COPY {fmt}: {wall:.2f} s")
     return rows
-
-
-def bare_table(topic: str) -> str:
-    return "confluent." + re.sub(r"[^a-z0-9_]", "_", topic.lower())
 
 
 KROW_BATCH_ROWS = 40960  # krow's default batch.max_messages

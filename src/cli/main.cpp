@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
@@ -182,8 +181,7 @@ std::string without_secret_arguments(std::string message, int argc, char** argv)
     const std::string arg = argv[i];
     if (arg.rfind("-", 0) != 0) continue;
     const auto eq = arg.find('=');
-    std::string name = arg.substr(0, eq);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string name = krow::lower_ascii(arg.substr(0, eq));
     const bool secretish = name.find("password") != std::string::npos || name.find("secret") != std::string::npos ||
                            name.find("token") != std::string::npos || name.find("key") != std::string::npos;
     if (!secretish) continue;

@@ -7,6 +7,7 @@
 #include "kafka/handles.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace krow::kafka {
 
@@ -20,11 +21,6 @@ void set(rd_kafka_conf_t* conf, const char* name, const std::string& value, bool
   }
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 Client::Client(const SourceConfig& source, const ClientOptions& options)
@@ -32,7 +28,7 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   ConfPtr conf(rd_kafka_conf_new());
   set(conf.get(), "bootstrap.servers", source.bootstrap_servers);
   set(conf.get(), "client.id", "krow");
-  set(conf.get(), "security.protocol", lower(source.security_protocol));
+  set(conf.get(), "security.protocol", lower_ascii(source.security_protocol));
   if (source.security_protocol.rfind("SASL_", 0) == 0) {
     set(conf.get(), "sasl.mechanisms", source.sasl_mechanism);
     set(conf.get(), "sasl.username", source.username);

@@ -5,6 +5,7 @@
 
 #include "util/error.hpp"
 #include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace krow {
 
@@ -17,9 +18,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   std::string line(data, size * n);
-  std::string lower = line;
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.rfind("retry-after:", 0) == 0) {
+  if (lower_ascii(line).rfind("retry-after:", 0) == 0) {
     auto v = line.substr(12);
     while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
     while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();

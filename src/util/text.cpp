@@ -92,6 +92,12 @@ std::string with_thousands(uint64_t value) {
   return out;
 }
 
+std::string lower_ascii(std::string text) {
+  for (auto& c : text)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return text;
+}
+
 uint32_t fnv1a(std::string_view text) {
   uint32_t h = 2166136261u;
   for (unsigned char c : text) h = (h ^ c) * 16777619u;

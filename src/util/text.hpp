@@ -27,6 +27,9 @@ void append_int(std::string& out, int64_t value);
 // FNV-1a hash of `text`: short, stable names derived from long ones (table and index names).
 uint32_t fnv1a(std::string_view text);
 
+// `text` with ASCII letters in lower case (protocol names, header names, option names).
+std::string lower_ascii(std::string text);
+
 // Formats a count with thousands separators, for people: 1234567 -> "1,234,567".
 std::string with_thousands(uint64_t value);
 

@@ -15,4 +15,14 @@ inline std::string quote(const std::string& ident) {
   return out + "\"";
 }
 
+// `text` as a quoted SQL string literal ('it''s'): safe whatever the text holds.
+inline std::string quote_literal(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out.push_back('\'');
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
 }  // namespace krow

@@ -26,40 +26,26 @@ constexpr const char* kStateSchema = "_krow";
 constexpr int64_t kRowGroupRows = 40960;
 static_assert(kRowGroupRows == BatchConfig{}.max_messages, "a default batch fills one row group");
 
-std::string literal(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out.push_back('\'');
-    out.push_back(c);
-  }
-  return out + "'";
-}
+// A row column's DuckDB type: its SQL name, and the C API's type (JSON is an alias over VARCHAR).
+struct DuckType {
+  const char* sql;
+  duckdb_type type;
+  const char* alias = nullptr;
+};
 
-const char* duckdb_type(rows::LogicalType t) {
+DuckType duck_type(rows::LogicalType t) {
   switch (t) {
-    case rows::LogicalType::text: return "VARCHAR";
-    case rows::LogicalType::int32: return "INTEGER";
-    case rows::LogicalType::int64: return "BIGINT";
-    case rows::LogicalType::timestamp: return "TIMESTAMPTZ";
-    case rows::LogicalType::json: return "JSON";
-    case rows::LogicalType::boolean: return "BOOLEAN";
+    case rows::LogicalType::text: return {"VARCHAR", DUCKDB_TYPE_VARCHAR};
+    case rows::LogicalType::int32: return {"INTEGER", DUCKDB_TYPE_INTEGER};
+    case rows::LogicalType::int64: return {"BIGINT", DUCKDB_TYPE_BIGINT};
+    case rows::LogicalType::timestamp: return {"TIMESTAMPTZ", DUCKDB_TYPE_TIMESTAMP_TZ};
+    case rows::LogicalType::json: return {"JSON", DUCKDB_TYPE_VARCHAR, "JSON"};
+    case rows::LogicalType::boolean: return {"BOOLEAN", DUCKDB_TYPE_BOOLEAN};
   }
-  return "VARCHAR";
+  return {"VARCHAR", DUCKDB_TYPE_VARCHAR};
 }
 
-// krow's columns as DuckDB types: those of rows::column_definitions(duckdb_type).
-void add_row_types(duck::LogicalTypes& types) {
-  for (const auto& c : rows::kColumns) {
-    switch (c.type) {
-      case rows::LogicalType::text: types.add(DUCKDB_TYPE_VARCHAR); break;
-      case rows::LogicalType::int32: types.add(DUCKDB_TYPE_INTEGER); break;
-      case rows::LogicalType::int64: types.add(DUCKDB_TYPE_BIGINT); break;
-      case rows::LogicalType::timestamp: types.add(DUCKDB_TYPE_TIMESTAMP_TZ); break;
-      case rows::LogicalType::json: types.add(DUCKDB_TYPE_VARCHAR, "JSON"); break;
-      case rows::LogicalType::boolean: types.add(DUCKDB_TYPE_BOOLEAN); break;
-    }
-  }
-}
+const char* duckdb_type(rows::LogicalType t) { return duck_type(t).sql; }
 
 // Writes one column of a data chunk. Text is referred to, not copied: DuckDB's string_t
 // (duckdb.h) does not own its characters, and the appender copies them when the chunk is
@@ -141,7 +127,7 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     failure = "cannot connect";
   } else if (mode == OpenMode::write) {
     duck::Result r;
-    if (duckdb_query(conn_, ("ATTACH " + literal(path.string()) + " AS warehouse (ROW_GROUP_SIZE " +
+    if (duckdb_query(conn_, ("ATTACH " + quote_literal(path.string()) + " AS warehouse (ROW_GROUP_SIZE " +
                              std::to_string(kRowGroupRows) + "); USE warehouse")
                                 .c_str(),
                      r.get()) == DuckDBError)
@@ -316,8 +302,8 @@ void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, co
   if (duckdb_appender_column_count(app.get()) != rows::kColumnCount)
     throw Error(ErrorClass::fatal_table, "table " + schema + "." + table_name +
                                              " does not have krow's columns; rename or drop it");
-  for (size_t i = 0; i < chunks->used; ++i)
-    if (duckdb_append_data_chunk(app.get(), chunks->chunks[i].get()) == DuckDBError) app.fail("appending rows");
+  for (auto& chunk : chunks->chunks)
+    if (duckdb_append_data_chunk(app.get(), chunk.get()) == DuckDBError) app.fail("appending rows");
   if (duckdb_appender_close(app.get()) == DuckDBError) app.fail("writing rows");
 }
 
@@ -387,26 +373,23 @@ void DuckDBWarehouse::encode(RowBatch& batch) const {
 }
 
 DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, const std::string& arena) {
-  auto* chunks = dynamic_cast<TableChunks*>(table.encoded.get());
-  if (!chunks) {
-    table.encoded = std::make_unique<TableChunks>();
-    chunks = static_cast<TableChunks*>(table.encoded.get());
-  }
+  auto fresh = std::make_unique<TableChunks>();
+  TableChunks* chunks = fresh.get();
   const idx_t capacity = duckdb_vector_size();
   const size_t needed = (table.rows.size() + capacity - 1) / capacity;
-  if (chunks->chunks.size() < needed) {
-    duck::LogicalTypes types;
-    add_row_types(types);
-    while (chunks->chunks.size() < needed) chunks->chunks.emplace_back(types);
+  duck::LogicalTypes types;
+  for (const auto& c : rows::kColumns) {
+    const auto t = duck_type(c.type);
+    types.add(t.type, t.alias);
   }
+  chunks->chunks.reserve(needed);
+  while (chunks->chunks.size() < needed) chunks->chunks.emplace_back(types);
   // The ids, which the chunks refer to, in a buffer that never moves while it is filled.
   const size_t id_bytes = table.topic_id.str().size() + 2 + 11 + 20;  // "<topic ID>:<int32>:<int64>"
-  chunks->ids.clear();
   chunks->ids.reserve(table.rows.size() * id_bytes);
   const char* const ids_at = chunks->ids.data();
   for (size_t c = 0, done = 0; c < needed; ++c) {
     duckdb_data_chunk chunk = chunks->chunks[c].get();
-    duckdb_data_chunk_reset(chunk);
     Column cols[rows::kColumnCount];
     for (idx_t i = 0; i < rows::kColumnCount; ++i) cols[i].vec = duckdb_data_chunk_get_vector(chunk, i);
     const idx_t n = std::min<size_t>(capacity, table.rows.size() - done);
@@ -441,8 +424,8 @@ DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, co
     done += n;
   }
   if (chunks->ids.data() != ids_at) throw std::logic_error("DuckDB chunks: the id buffer moved while it was filled");
-  chunks->used = needed;
   chunks->current = true;
+  table.encoded = std::move(fresh);
   return *chunks;
 }
 

@@ -45,9 +45,9 @@ class DuckDBWarehouse : public Warehouse {
   // A table's rows as DuckDB data chunks of krow's column types; dropped once committed.
   struct TableChunks final : EncodedRows {
     std::vector<duck::DataChunk> chunks;
-    size_t used = 0;  // chunks that hold this batch's rows
     std::string ids;  // the id column's text, which the chunks refer to
   };
+  // Builds them (again) into table.encoded.
   static TableChunks& encode_table(TableRows& table, const std::string& arena);
   // Appends rows to `catalog`.`schema`.`table` (the row table, or the merge stage), from
   // the chunks encode() built, or builds them now if the rows changed since.
