@@ -1,8 +1,9 @@
 // krow: copy Kafka topics into a warehouse, one row per message.
 //
 // The CLI is thin: it parses arguments, loads the manifest, calls plan/sync/status and
-// prints. Exit codes: 0 success, 1 failure, 2 partial (some tables stopped), 3 invalid
-// manifest or arguments, 130 interrupted.
+// prints. Exit codes: 0 success, 1 failure that needs a fix, 2 partial (some tables
+// stopped), 3 invalid manifest or arguments, 75 failure that may pass by itself (an outage
+// longer than the retries: run again later), 130 interrupted.
 
 #include <CLI/CLI.hpp>
 
@@ -33,20 +34,29 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitPartial = 2;
 constexpr int kExitConfig = 3;
+constexpr int kExitRetryLater = 75;  // EX_TEMPFAIL of sysexits.h: schedulers know it as "try again"
 constexpr int kExitInterrupted = 130;
 
 std::atomic<bool> g_stop{false};
 
 void on_signal(int) { g_stop.store(true); }
 
-int exit_code(krow::SyncStatus s) {
-  switch (s) {
+int exit_code(krow::ErrorClass c) {
+  switch (c) {
+    case krow::ErrorClass::config: return kExitConfig;
+    case krow::ErrorClass::transient: return kExitRetryLater;
+    default: return kExitFailed;
+  }
+}
+
+int exit_code(const krow::SyncResult& r) {
+  switch (r.status) {
     case krow::SyncStatus::success: return kExitOk;
     case krow::SyncStatus::partial: return kExitPartial;
     case krow::SyncStatus::interrupted: return kExitInterrupted;
     case krow::SyncStatus::failed: break;
   }
-  return kExitFailed;
+  return r.retriable ? kExitRetryLater : kExitFailed;
 }
 
 // Loads a manifest and, when it names a saved source, fills it from the encrypted store.
@@ -88,7 +98,7 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, bool fu
               r.run_id.c_str());
   for (const auto& e : r.errors) std::fprintf(stderr, "krow: error: %s\n", e.c_str());
   if (!r.lag_reporting_off.empty()) std::fprintf(stderr, "krow: note: %s\n", r.lag_reporting_off.c_str());
-  return exit_code(r.status);
+  return exit_code(r);
 }
 
 int cmd_status(const std::string& manifest_path, const std::string& format) {
@@ -214,8 +224,10 @@ int main(int argc, char** argv) {
       "exactly once.\n"
       "Each sync reads every selected partition up to its last stable offset, commits rows and\n"
       "positions together, and resumes where the last committed batch ended.\n\n"
-      "Exit codes: 0 success, 1 failure, 2 partial (some tables stopped), 3 invalid manifest\n"
-      "or arguments, 130 interrupted (committed work is kept)."};
+      "Exit codes: 0 success, 1 failure that needs a fix (the message names it), 2 partial\n"
+      "(some tables stopped), 3 invalid manifest or arguments, 75 failure that may pass by\n"
+      "itself (an outage longer than the retries: run again later), 130 interrupted.\n"
+      "Committed work is kept whatever the exit code."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "krow 0.1.0");
 
@@ -291,7 +303,7 @@ int main(int argc, char** argv) {
     if (*sources) return cmd_sources();
   } catch (const krow::Error& e) {
     std::fprintf(stderr, "krow: %s\n", e.what());
-    return e.error_class() == krow::ErrorClass::config ? kExitConfig : kExitFailed;
+    return exit_code(e.error_class());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "krow: unexpected error: %s\n", e.what());
     return kExitFailed;

@@ -27,6 +27,22 @@ ErrorClass classify(rd_kafka_resp_err_t err) {
   }
 }
 
+bool is_final_group_refusal(rd_kafka_resp_err_t err) {
+  switch (err) {
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_INVALID_GROUP_ID:
+    case RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
+    case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
+    case RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID:
+    case RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC:
+      return true;
+    default:
+      return classify(err) == ErrorClass::fatal_run;
+  }
+}
+
 std::string read_acl_fix(const std::string& topic, const std::string& principal) {
   const std::string who = principal.empty() ? "krow's principal" : "User:" + principal;
   return "Grant " + who + " READ and DESCRIBE on topic " + (topic.empty() ? "<topic>" : topic) +

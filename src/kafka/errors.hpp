@@ -18,6 +18,11 @@ bool is_topic_authorization(rd_kafka_resp_err_t err);
 // True for errors that mean the topic (or this incarnation of it) no longer exists.
 bool is_topic_missing(rd_kafka_resp_err_t err);
 
+// True when the consumer group's answer will not change by asking again: no READ on the
+// group, a group that has members or another owner, credentials or TLS. Everything else
+// (coordinator loading, not coordinator, timeouts, a broker going away) is worth a retry.
+bool is_final_group_refusal(rd_kafka_resp_err_t err);
+
 // The sentence that tells how to grant READ and DESCRIBE on `topic` to `principal`.
 std::string read_acl_fix(const std::string& topic, const std::string& principal);
 

@@ -9,8 +9,11 @@
 // flight; positions committed meanwhile are merged and sent with the next one, and finish()
 // sends the last positions and waits (bounded) for the answer.
 //
-// Optional by design: when the group refuses (no READ on it) or does not answer, lag
-// reporting turns off for the rest of the run and reason() says why, once.
+// Optional by design: when the group refuses for good (no READ on it, a group that others
+// use) lag reporting turns off for the rest of the run and reason() says why, once. A
+// retriable answer (coordinator loading or moving, a timeout, a broker going away) keeps the
+// positions and sends them again after a backoff; if they are still refused or unanswered
+// when finish() runs out of time, reporting is off with the last answer named.
 // Thread: commit() and finish() from one thread at a time; reason() from any.
 
 #include <chrono>
@@ -49,13 +52,19 @@ class LagGroup {
   void send();
   // Takes the answer of the request in flight, waiting at most `wait`; false if none came.
   bool collect(std::chrono::milliseconds wait);
+  // A refusal: definitive ones turn reporting off, retriable ones resend `refused` later.
+  void refused(rd_kafka_resp_err_t err, const std::string& detail, std::map<TopicPartition, Offset> refused);
   void turn_off(rd_kafka_resp_err_t err, const std::string& detail);
 
   Client& client_;
   std::string group_id_;
   std::chrono::milliseconds request_timeout_;
   std::map<TopicPartition, Offset> unsent_;
+  std::map<TopicPartition, Offset> sending_;  // what the request in flight carries
   QueuePtr in_flight_;  // the queue of the request awaiting its answer, if any
+  int refusals_ = 0;    // retriable refusals in a row: the backoff grows with them
+  std::chrono::steady_clock::time_point resend_at_{};
+  std::string last_refusal_;
   mutable std::mutex mu_;
   std::string off_;
 };

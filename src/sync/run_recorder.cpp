@@ -68,6 +68,7 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
   w.field("decode_errors", r.decode_errors).field("warehouse_retries", r.warehouse_retries);
   w.field("mode", full_resync_ ? "full_resync" : "sync");
+  w.field("retry_later", r.status == SyncStatus::failed && r.retriable);  // exit code 75
   w.field("registry_requests", registry_requests);
   w.field("lag_group", "krow-" + manifest_.name);
   if (r.lag_reporting_off.empty()) w.key("lag_reporting_off").null(); else w.field("lag_reporting_off", r.lag_reporting_off);

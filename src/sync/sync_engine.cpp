@@ -98,6 +98,8 @@ SyncResult SyncRun::run() {
   } catch (const std::exception& e) {
     result_.status = SyncStatus::failed;
     result_.errors.push_back(e.what());
+    const auto* error = dynamic_cast<const Error*>(&e);
+    result_.retriable = error && error->error_class() == ErrorClass::transient;
     record();
     throw;
   }
@@ -109,6 +111,7 @@ SyncResult SyncRun::run() {
     // Whatever was committed stays committed; the next sync resumes from there.
     result_.status = SyncStatus::failed;
     result_.errors.push_back(e.what());
+    result_.retriable = e.error_class() == ErrorClass::transient;
   } catch (const std::exception& e) {
     result_.status = SyncStatus::failed;
     result_.errors.push_back(std::string("unexpected error: ") + e.what());

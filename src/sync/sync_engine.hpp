@@ -39,6 +39,7 @@ struct SyncResult {
   int64_t warehouse_retries = 0;  // commits tried again after a retriable warehouse failure
   double seconds = 0;
   std::vector<std::string> errors;  // what stopped tables or the run, each naming its fix
+  bool retriable = false;  // failed for a reason that may pass by itself (an outage outlasting the retries)
   std::string lag_reporting_off;    // empty when positions reached the lag group
 };
 
