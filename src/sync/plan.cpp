@@ -103,7 +103,7 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
       p.earliest = o->earliest;
       p.boundary = o->last_stable;
       if (auto it = positions.find({t.topic_id, p.partition}); it != positions.end()) p.stored = it->second;
-      p.start = p.stored ? std::max(*p.stored, p.earliest) : p.earliest;
+      p.start = p.truncated() ? p.boundary : p.stored ? std::max(*p.stored, p.earliest) : p.earliest;
     }
   }
   std::set<TopicId> live_ids;
@@ -134,6 +134,7 @@ std::string format_json(const Plan& plan) {
       if (!p.stored) w.key("stored_position").null(); else w.field("stored_position", p.stored->value());
       w.field("log_start_offset", p.earliest.value()).field("last_stable_offset", p.boundary.value());
       w.field("start_offset", p.start.value()).field("to_read", p.to_read()).field("retention_gap", p.retention_gap());
+      w.field("log_truncated", p.truncated());
       w.end_object();
     }
     w.end_array().end_object();
@@ -171,7 +172,8 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
       for (const auto& p : t.partitions)
         out << "| `" << t.topic << "` | `" << t.table << "` | " << t.topic_id.str() << " | " << p.partition.value()
             << " | " << (p.stored ? count(p.stored->value()) : "(new)") << " | " << count(p.boundary.value()) << " | "
-            << count(p.to_read()) << (p.retention_gap() ? " (gap: expired offsets)" : "") << " |\n";
+            << count(p.to_read()) << (p.retention_gap() ? " (gap: expired offsets)" : "")
+            << (p.truncated() ? " (log truncated below the position)" : "") << " |\n";
     }
     return out.str();
   }
@@ -188,6 +190,9 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
           << ", last stable offset " << count(p.boundary.value()) << ", to read " << count(p.to_read());
       if (p.retention_gap())
         out << "  (offsets " << p.stored->value() << ".." << p.earliest.value() - 1 << " expired before they were read)";
+      if (p.truncated())
+        out << "  (the log now ends at " << p.boundary.value() << ", below the position: it was truncated; reading "
+            << "resumes at its end)";
       out << "\n";
     }
   }

@@ -23,6 +23,11 @@ struct PartitionPlan {
   int64_t to_read() const { return distance(start, boundary); }
   // Offsets [stored, earliest) expired before they could be read.
   bool retention_gap() const { return stored && earliest > *stored; }
+  // The log ends before the stored position: it was truncated under krow (an unclean leader
+  // election). Reading resumes at the log's end, so that the messages written at offsets
+  // [boundary, stored) from now on are copied too, instead of waiting forever for an offset
+  // that came and went.
+  bool truncated() const { return stored && *stored > boundary; }
 };
 
 struct TopicPlan {

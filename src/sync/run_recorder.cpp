@@ -89,7 +89,7 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   }
   w.end_array();
   w.key("gaps").begin_array();
-  if (plan)
+  if (plan) {
     for (const auto& t : plan->topics)
       for (const auto& p : t.partitions)
         if (p.retention_gap())
@@ -100,6 +100,16 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
               .field("to", p.earliest.value())
               .field("reason", "expired by retention before it was read")
               .end_object();
+        else if (p.truncated())
+          w.begin_object()
+              .field("topic", t.topic)
+              .field("partition", p.partition.value())
+              .field("from", p.boundary.value())
+              .field("to", p.stored->value())
+              .field("reason", "log truncated below the stored position (unclean leader election?): messages at "
+                               "these offsets were copied before; new ones written there are copied too")
+              .end_object();
+  }
   w.end_array();
   w.key("errors").begin_array();
   for (const auto& e : r.errors) w.value(e);

@@ -210,12 +210,15 @@ std::vector<ReadStart> SyncRun::read_starts() {
         // left out of a partial resync are not read at all in this run.
         r.start.next = p.earliest;
         r.read = resyncs(t) && p.boundary > p.earliest;
+        r.moved = p.truncated();
       } else {
         r.read = p.to_read() > 0;
-        // A stored position behind the log start moves up to it now (the gap is recorded).
+        // A stored position behind the log start moves up to it now, one beyond the log's
+        // end down to it (either gap is recorded).
         r.moved = p.stored != p.start;
       }
-      committer_->expect(t.topic_id, p.partition, p.stored, p.stored.value_or(Offset(0)));
+      // Positions never move back, except down to the end of a log truncated below them.
+      committer_->expect(t.topic_id, p.partition, p.stored, p.truncated() ? p.boundary : p.stored.value_or(Offset(0)));
       out.push_back(std::move(r));
     }
   }

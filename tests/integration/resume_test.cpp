@@ -218,6 +218,38 @@ TEST_P(Resume, RunThatFailsBeforeReadingLeavesARecord) {
   EXPECT_TRUE(bool(record["retry_later"]));
 }
 
+TEST_P(Resume, StoredPositionBeyondATruncatedLogResumesAtItsEndAndRecordsTheGap) {
+  const auto topic = make_topic("truncated");
+  Producer p(bootstrap_);
+  auto produce = [&](int from, int n) {
+    for (int i = from; i < from + n; ++i) p.send(topic, Record{std::nullopt, "{\"i\": " + std::to_string(i) + "}"});
+    p.flush();
+  };
+  produce(0, 10);
+  const auto manifest = write_manifest({topic});
+  sync_ok(manifest);
+  // The state an unclean leader election leaves: krow had copied up to offset 25, the log
+  // now ends at 10. Offsets 10..24 will be written again, with new messages.
+  probe().set_position(topic, 0, 25);
+  const auto plan = krow({"plan", manifest});
+  EXPECT_NE(plan.out.find("the log now ends at 10, below the position"), std::string::npos) << plan.out;
+  sync_ok(manifest);  // moves the position down to the log's end, and says so
+  EXPECT_EQ(probe().positions_sum(), 10);
+  simdjson::dom::parser parser;
+  const auto record_text = probe().run_records().at(0);
+  simdjson::dom::element record = parser.parse(record_text);
+  ASSERT_EQ(record["gaps"].get_array().size(), 1u) << record_text;
+  EXPECT_EQ(int64_t(record["gaps"].at(0)["from"]), 10);
+  EXPECT_EQ(int64_t(record["gaps"].at(0)["to"]), 25);
+  EXPECT_NE(std::string_view(record["gaps"].at(0)["reason"]).find("truncated"), std::string_view::npos);
+  produce(10, 20);
+  sync_ok(manifest);
+  const auto rows = probe().rows(table_of(topic));
+  ASSERT_EQ(rows.size(), 30u);
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].offset, static_cast<int64_t>(i));
+  EXPECT_EQ(probe().positions_sum(), 30);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Resume, KROW_ENGINES);
 
 class Manifests : public SyncTest {};

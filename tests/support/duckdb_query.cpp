@@ -50,6 +50,20 @@ QueryResult query(const std::string& path, const std::string& sql) {
   return out;
 }
 
+void execute(const std::string& path, const std::string& sql) {
+  duckdb_database db = nullptr;
+  duckdb_connection conn = nullptr;
+  if (duckdb_open(path.c_str(), &db) == DuckDBError) throw std::runtime_error("open " + path + " for writing failed");
+  duckdb_connect(db, &conn);
+  duckdb_result res;
+  const bool failed = duckdb_query(conn, sql.c_str(), &res) == DuckDBError;
+  const std::string error = failed ? duckdb_result_error(&res) : "";
+  duckdb_destroy_result(&res);
+  duckdb_disconnect(&conn);
+  duckdb_close(&db);
+  if (failed) throw std::runtime_error("statement failed: " + error + "\n" + sql);
+}
+
 std::string scalar(const std::string& path, const std::string& sql) {
   const auto r = query(path, sql);
   if (r.rows.size() != 1 || r.rows[0].size() != 1) throw std::runtime_error("not a scalar: " + sql);

@@ -18,6 +18,10 @@ struct QueryResult {
 // Opens `path` read-only for the duration of the call. Throws std::runtime_error.
 QueryResult query(const std::string& path, const std::string& sql);
 
+// Opens `path` read-write and runs `sql` (statements without results). For tests that
+// inject a state a real component cannot produce on demand. Throws std::runtime_error.
+void execute(const std::string& path, const std::string& sql);
+
 // The single value of a one-row, one-column query, or "" for NULL.
 std::string scalar(const std::string& path, const std::string& sql);
 

@@ -117,6 +117,10 @@ class DuckDBProbe : public Probe {
     for (const auto& c : run("SELECT record FROM _krow.runs ORDER BY started_at DESC").rows) out.push_back(c[0].value_or(""));
     return out;
   }
+  void set_position(const std::string& topic, int32_t partition, int64_t next_offset) override {
+    execute(path_, "UPDATE _krow.positions SET next_offset = " + std::to_string(next_offset) +
+                       " WHERE topic = " + literal(topic) + " AND kafka_partition = " + std::to_string(partition));
+  }
   std::string canonical_json(const std::string& json) override { return json; }
   std::vector<Cell> canonical_json(const std::vector<Cell>& json) override { return json; }
 
@@ -179,6 +183,10 @@ class PostgresProbe : public Probe {
     for (const auto& c : db_.query("SELECT record::text FROM _krow.runs ORDER BY started_at DESC").rows)
       out.push_back(c[0].value_or(""));
     return out;
+  }
+  void set_position(const std::string& topic, int32_t partition, int64_t next_offset) override {
+    db_.query("UPDATE _krow.positions SET next_offset = $1::bigint WHERE topic = $2 AND kafka_partition = $3::int",
+              {std::to_string(next_offset), topic, std::to_string(partition)});
   }
   std::string canonical_json(const std::string& json) override { return db_.scalar("SELECT $1::jsonb::text", {json}); }
   std::vector<Cell> canonical_json(const std::vector<Cell>& json) override {

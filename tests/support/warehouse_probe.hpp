@@ -68,6 +68,9 @@ class Probe {
   virtual std::vector<StoredPosition> positions(const std::string& schema = {}) = 0;
   virtual std::vector<StoredTable> tables() = 0;
   virtual std::vector<std::string> run_records() = 0;
+  // Overwrites a stored position, as the state a log truncated under krow (an unclean
+  // leader election) leaves behind: a fault one real broker cannot produce on demand.
+  virtual void set_position(const std::string& topic, int32_t partition, int64_t next_offset) = 0;
 
   // `json` as this engine stores it: DuckDB keeps JSON text as written; PostgreSQL's jsonb
   // reorders keys and rewrites spaces and numbers. Expected values go through this before
