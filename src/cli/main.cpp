@@ -107,11 +107,17 @@ int cmd_status(const std::string& manifest_path, const std::string& format) {
   // Lag needs the cluster; status still answers from the warehouse when it is away.
   krow::ClusterView view;
   try {
-    std::vector<krow::TopicPartition> tps;
-    for (const auto& p : warehouse->positions(manifest.name)) tps.push_back({p.topic, p.partition});
+    // Once per partition, although a recreated topic has positions under both its IDs.
+    std::set<krow::TopicPartition> partitions;
+    for (const auto& p : warehouse->positions(manifest.name)) partitions.insert({p.topic, p.partition});
+    const std::vector<krow::TopicPartition> tps(partitions.begin(), partitions.end());
     krow::kafka::Client client(manifest.source, {});
     client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
     krow::kafka::Cluster cluster(client, std::chrono::seconds(10));
+    std::set<std::string> names;
+    for (const auto& tp : tps) names.insert(tp.topic);
+    for (const auto& d : cluster.describe({names.begin(), names.end()}))
+      if (!d.error) view.live_ids[d.name] = d.topic_id;
     for (const auto& o : cluster.offsets(tps))
       if (!o.error) view.last_stable[o.partition] = o.last_stable;
     view.reachable = true;

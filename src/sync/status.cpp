@@ -60,8 +60,14 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
     if (t.sync_id == manifest.name) table_of[t.topic] = t.table;
   const auto runs = warehouse.runs(manifest.name, 5);
   const auto stopped = stopped_tables(runs);
-  // Lag applies to the live incarnation of a topic: the one whose ID the last run read.
+  // Lag applies to the live incarnation of a topic only: the positions of a topic deleted
+  // (or deleted and recreated) are kept for the record but are behind nothing.
+  auto live = [&](const Position& p) {
+    const auto it = cluster.live_ids.find(p.topic);
+    return !cluster.reachable || (it != cluster.live_ids.end() && it->second == p.topic_id);
+  };
   auto lso = [&](const Position& p) -> std::optional<Offset> {
+    if (!live(p)) return std::nullopt;
     auto it = cluster.last_stable.find({p.topic, p.partition});
     if (it == cluster.last_stable.end()) return std::nullopt;
     return it->second;
@@ -75,7 +81,7 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
     w.key("positions").begin_array();
     for (const auto& p : positions) {
       w.begin_object().field("topic", p.topic).field("table", table_of[p.topic]).field("topic_id", p.topic_id.str())
-          .field("partition", p.partition.value()).field("position", p.next.value());
+          .field("partition", p.partition.value()).field("position", p.next.value()).field("live", live(p));
       if (const auto l = lso(p)) w.field("last_stable_offset", l->value()).field("lag", distance(p.next, *l));
       else w.key("last_stable_offset").null().key("lag").null();
       w.end_object();
@@ -97,7 +103,7 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
     const auto head = p.topic + " (" + p.topic_id.str() + ")";
     if (head != last) {
       out << p.topic << "  ->  " << manifest.warehouse.schema << "." << table_of[p.topic] << "   (topic id "
-          << p.topic_id.str() << ")\n";
+          << p.topic_id.str() << (live(p) ? ")" : "; an older incarnation of the topic, deleted since: no lag)") << "\n";
       last = head;
     }
     out << "    partition " << p.partition.value() << ": position " << with_thousands(static_cast<uint64_t>(p.next.value()));

@@ -17,6 +17,7 @@ struct ClusterView {
   bool reachable = false;
   std::string why_not;  // when not reachable
   std::map<TopicPartition, Offset> last_stable;  // last stable offsets
+  std::map<std::string, TopicId> live_ids;       // the topic ID each name has now
 };
 
 std::string format_status(const Manifest& manifest, Warehouse& warehouse, const ClusterView& cluster, bool json);

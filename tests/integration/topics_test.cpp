@@ -123,6 +123,26 @@ TEST_P(Topics, DeletedAndRecreatedTopicRowsCoexist) {
   per_id.erase(first_id);
   EXPECT_EQ(per_id.begin()->second, 15);
   EXPECT_EQ(probe().distinct_ids(table_of(topic)), 55);
+
+  // Lag counts the live incarnation only: 4 new messages behind it, none for the dead one
+  // (whose partition 0 position, 20ish, would otherwise count against the new partition 0).
+  produce_n(p2, topic, 4, "third");
+  const auto status = krow({"status", manifest});
+  EXPECT_NE(status.out.find("total lag 4 message(s)"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("older incarnation"), std::string::npos) << status.out;
+  const auto json = krow({"status", manifest, "--format", "json"});
+  simdjson::dom::parser parser;
+  int64_t lag = 0, dead = 0;
+  for (auto pos : parser.parse(json.out)["positions"].get_array()) {
+    if (!bool(pos["live"])) {
+      ++dead;
+      EXPECT_TRUE(pos["lag"].is_null());
+    } else {
+      lag += int64_t(pos["lag"]);
+    }
+  }
+  EXPECT_EQ(dead, 2);
+  EXPECT_EQ(lag, 4);
 }
 
 TEST_P(Topics, HostileNamesBecomeSafeTables) {
