@@ -1,0 +1,346 @@
+// Fault injection: krow killed with SIGKILL at random moments during a sync and a full
+// resync, two syncs of one sync ID started at the same instant, the warehouse file made
+// unwritable mid-batch (a file size limit), the broker stopped and started during one sync.
+// After each scenario every message up to the boundary must be in its table exactly once and
+// equal to what an independent consumer reads.
+//
+// Short form by default (scripts/test.sh, ctest label "chaos"); KROW_CHAOS_LONG=1 gives the
+// long form of scripts/chaos.sh (≥ 1,000,000 messages, 50 kills, 10 broker outages). Each
+// scenario prints one line — what was injected, how many times, rows expected / found /
+// duplicated / lost — and appends it to $KROW_CHAOS_REPORT when set.
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "sync_fixture.hpp"
+
+namespace krow::testkit {
+namespace {
+
+bool long_form() {
+  const char* v = std::getenv("KROW_CHAOS_LONG");
+  return v && *v && std::string(v) != "0";
+}
+int scaled(int short_value, int long_value) { return long_form() ? long_value : short_value; }
+
+std::string services_dir() {
+  const char* s = std::getenv("KROW_SERVICES_DIR");
+  return s && *s ? s : std::string(KROW_SOURCE_DIR) + "/.services";
+}
+
+// What a scenario found, against the independent consumer.
+struct Tally {
+  int64_t expected = 0, found = 0, duplicated = 0, lost = 0, differing = 0;
+  Tally& operator+=(const Tally& o) {
+    expected += o.expected, found += o.found, duplicated += o.duplicated, lost += o.lost, differing += o.differing;
+    return *this;
+  }
+};
+
+void report(const std::string& injected, int times, const Tally& t) {
+  char line[512];
+  std::snprintf(line, sizeof line, "%s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld", injected.c_str(), times,
+                static_cast<long long>(t.expected), static_cast<long long>(t.found),
+                static_cast<long long>(t.duplicated), static_cast<long long>(t.lost),
+                static_cast<long long>(t.differing));
+  std::printf("[chaos] %s\n", line);
+  if (const char* path = std::getenv("KROW_CHAOS_REPORT"); path && *path) std::ofstream(path, std::ios::app) << line << "\n";
+}
+
+// The event_id of a bench Avro order, read from the Confluent frame without krow's code:
+// magic byte, 4-byte schema ID, then the first field, a zig-zag varint.
+int64_t avro_event_id(const std::string& frame) {
+  uint64_t z = 0;
+  for (size_t i = 5, shift = 0; i < frame.size(); ++i, shift += 7) {
+    z |= static_cast<uint64_t>(static_cast<unsigned char>(frame[i]) & 0x7f) << shift;
+    if (!(static_cast<unsigned char>(frame[i]) & 0x80)) break;
+  }
+  return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
+}
+
+class Chaos : public SyncTest {
+ protected:
+  struct Topic {
+    std::string name;
+    bool avro = false;
+  };
+
+  // The three kinds of topic of one sync: JSON, Avro through the registry, transactional
+  // JSON with aborted transactions between the committed ones.
+  std::vector<Topic> make_topics(int json, int avro, int transactional) {
+    std::vector<Topic> out;
+    const auto j = make_topic("chaos-json", 4);
+    Producer p(bootstrap_, {}, {{"linger.ms", "50"}, {"compression.type", "lz4"}, {"queue.buffering.max.kbytes", "1048576"}});
+    for (int i = 0; i < json; ++i)
+      p.send(j, Record{"k" + std::to_string(i % 997), "{\"n\": " + std::to_string(i) + ", \"pad\": \"" +
+                                                         std::string(150, 'c') + "\"}"});
+    p.flush();
+    out.push_back({j, false});
+
+    const auto a = unique_name("chaos-avro");
+    std::ostringstream body;
+    body << "{\"schema\": \"";
+    std::ifstream avsc(source_dir() + "/bench/order.avsc");
+    std::stringstream text;
+    text << avsc.rdbuf();
+    simdjson::dom::parser parser;
+    for (char c : simdjson::minify(parser.parse(text.str()).value()))
+      body << (c == '"' ? "\\\"" : std::string(1, c));
+    body << "\"}";
+    std::ofstream(dir() / "schema.json") << body.str();
+    const std::string curl = "curl -sf -X POST -H 'Content-Type: application/vnd.schemaregistry.v1+json' --data-binary @" +
+                             (dir() / "schema.json").string() + " http://127.0.0.1:" + registry_http_port() +
+                             "/apis/ccompat/v7/subjects/" + a + "-value/versions";
+    FILE* f = popen(curl.c_str(), "r");
+    char answer[512] = {};
+    const size_t n = f ? fread(answer, 1, sizeof answer - 1, f) : 0;
+    if (!f || pclose(f) != 0 || n == 0) throw std::runtime_error("registering the Avro schema failed: " + curl);
+    const int64_t schema_id = int64_t(parser.parse(std::string(answer, n))["id"]);
+    const std::string produce = std::string(KROW_BENCH_PRODUCE) + " " + bootstrap_ + " " + a + " " +
+                                std::to_string(avro) + " 2 --avro " + std::to_string(schema_id) + " >/dev/null";
+    if (std::system(produce.c_str()) != 0) throw std::runtime_error("producing Avro failed: " + produce);
+    extra_topics_.push_back(a);
+    out.push_back({a, true});
+
+    const auto t = make_topic("chaos-tx", 2);
+    Producer tx(bootstrap_, unique_name("chaos-txid"), {{"linger.ms", "20"}});
+    for (int i = 0; i < transactional;) {
+      tx.begin();
+      for (int k = 0; k < 500 && i < transactional; ++k, ++i)
+        tx.send(t, Record{"t" + std::to_string(i % 31), "{\"tx\": " + std::to_string(i) + "}"});
+      tx.commit();
+      tx.begin();  // an aborted one: its messages must never show up
+      for (int k = 0; k < 50; ++k) tx.send(t, Record{std::nullopt, std::string("{\"aborted\": true}")});
+      tx.abort();
+    }
+    out.push_back({t, false});
+    return out;
+  }
+
+  static std::string registry_http_port() {
+    const char* p = std::getenv("KROW_REGISTRY_HTTP_PORT");
+    return p && *p ? p : "18081";
+  }
+
+  std::string registry_yaml() {
+    set_env("KROW_TEST_REGISTRY_SECRET", "registry-secret");
+    const char* u = std::getenv("KROW_TEST_REGISTRY");
+    return std::string("registry:\n  url: ") + (u && *u ? u : "https://127.0.0.1:8081") +
+           "\n  username: registry\n  password: ${KROW_TEST_REGISTRY_SECRET}\n  ca_file: " + services_dir() +
+           "/registry/tls/ca.pem\n";
+  }
+
+  std::string manifest_for(const std::vector<Topic>& topics, int batch) {
+    std::vector<std::string> names;
+    for (const auto& t : topics) names.push_back(t.name);
+    return write_manifest(names, "batch:\n  max_messages: " + std::to_string(batch) + "\n" + registry_yaml());
+  }
+
+  // Rows of `topic` against an independent consumer: every (partition, offset) once, with
+  // the key and the value the consumer read.
+  Tally tally(const Topic& topic) {
+    Tally t;
+    const auto oracle = consume_all(bootstrap_, topic.name);
+    const auto rows = probe().rows(table_of(topic.name));
+    t.expected = static_cast<int64_t>(oracle.size());
+    t.found = static_cast<int64_t>(rows.size());
+    std::map<std::pair<int32_t, int64_t>, const StoredRow*> stored;
+    for (const auto& r : rows)
+      if (!stored.emplace(std::make_pair(r.partition, r.offset), &r).second) ++t.duplicated;
+    std::vector<Cell> values;
+    for (const auto& c : oracle) values.push_back(c.value);
+    const auto canonical = topic.avro ? values : probe().canonical_json(values);
+    simdjson::dom::parser parser;
+    for (size_t i = 0; i < oracle.size(); ++i) {
+      const auto it = stored.find({oracle[i].partition, oracle[i].offset});
+      if (it == stored.end()) {
+        ++t.lost;
+        continue;
+      }
+      const StoredRow& r = *it->second;
+      bool same = r.key == oracle[i].key && !r.decode_error;
+      if (same && topic.avro) {
+        int64_t id = -1;
+        same = r.value && !parser.parse(*r.value)["event_id"].get(id) && id == avro_event_id(*oracle[i].value);
+      } else if (same) {
+        same = r.value == canonical[i];
+      }
+      t.differing += !same;
+    }
+    // Rows the consumer does not know (aborted messages, offsets beyond the topic).
+    t.differing += static_cast<int64_t>(stored.size()) - (t.expected - t.lost);
+    return t;
+  }
+
+  Tally tally(const std::vector<Topic>& topics) {
+    Tally all;
+    for (const auto& t : topics) all += tally(t);
+    return all;
+  }
+
+  void expect_exact(const Tally& t) {
+    EXPECT_GT(t.expected, 0);
+    EXPECT_EQ(t.found, t.expected);
+    EXPECT_EQ(t.duplicated, 0);
+    EXPECT_EQ(t.lost, 0);
+    EXPECT_EQ(t.differing, 0);
+  }
+
+  // Kills `args` with SIGKILL after a random delay, `times` times; true for kills that
+  // landed while it ran. Checks after each kill that no table holds an id twice.
+  int kill_repeatedly(const std::vector<std::string>& args, const std::vector<Topic>& topics, int times,
+                      int max_delay_ms) {
+    std::mt19937 rng(static_cast<unsigned>(std::random_device{}()));
+    std::uniform_int_distribution<int> delay(30, max_delay_ms);
+    int landed = 0;
+    for (int i = 0; i < times; ++i) {
+      const pid_t pid = start_krow(args);
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
+      int status = 0;
+      landed += waitpid(pid, &status, WNOHANG) == 0;
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      for (const auto& t : topics) {
+        const auto table = table_of(t.name);
+        if (probe().has_table(table)) {
+          EXPECT_EQ(probe().distinct_ids(table), probe().count(table)) << "after kill " << i;
+        }
+      }
+    }
+    return landed;
+  }
+
+  void TearDown() override {
+    for (const auto& t : extra_topics_) {
+      try {
+        admin_.delete_topic(t);
+      } catch (...) {
+      }
+    }
+    SyncTest::TearDown();
+  }
+
+  std::vector<std::string> extra_topics_;
+};
+
+TEST_F(Chaos, KillNineDuringASyncAndAFullResync) {
+  const int kills = scaled(6, 50), resync_kills = scaled(2, 10);
+  const auto topics = make_topics(scaled(60000, 700000), scaled(20000, 200000), scaled(20000, 100000));
+  const auto manifest = manifest_for(topics, 5000);
+  const int landed = kill_repeatedly({"sync", "-q", manifest}, topics, kills, 400);
+  sync_ok(manifest);
+  const auto after_sync = tally(topics);
+  expect_exact(after_sync);
+  report("kill -9 during one sync (JSON, Avro via registry, transactional)", landed, after_sync);
+  EXPECT_GE(landed, kills / 2) << "most kills should land while krow runs";
+
+  const int resync_landed = kill_repeatedly({"resync", "-q", manifest, "--full"}, topics, resync_kills, 1500);
+  const auto r = krow({"resync", "-q", manifest, "--full"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto after_resync = tally(topics);
+  expect_exact(after_resync);
+  report("kill -9 during a full resync", resync_landed, after_resync);
+}
+
+TEST_F(Chaos, TwoSyncsOfOneSyncIdStartedAtTheSameInstant) {
+  const auto topics = make_topics(scaled(30000, 60000), 2000, 2000);
+  const auto manifest = manifest_for(topics, 2000);
+  const int rounds = scaled(5, 20);
+  int exactly_one = 0;
+  Producer p(bootstrap_, {}, {{"linger.ms", "20"}});
+  for (int round = 0; round < rounds; ++round) {
+    for (int i = 0; i < 20000; ++i) p.send(topics[0].name, Record{std::nullopt, "{\"round\": " + std::to_string(round) + "}"});
+    p.flush();
+    const pid_t a = start_krow({"sync", "-q", manifest});
+    const pid_t b = start_krow({"sync", "-q", manifest});
+    int sa = 0, sb = 0;
+    waitpid(a, &sa, 0);
+    waitpid(b, &sb, 0);
+    const int ok = (WIFEXITED(sa) && WEXITSTATUS(sa) == 0) + (WIFEXITED(sb) && WEXITSTATUS(sb) == 0);
+    const int refused = (WIFEXITED(sa) && WEXITSTATUS(sa) == 1) + (WIFEXITED(sb) && WEXITSTATUS(sb) == 1);
+    exactly_one += ok == 1 && refused == 1;
+  }
+  sync_ok(manifest);  // whatever a refused round left is read now
+  const auto t = tally(topics);
+  expect_exact(t);
+  EXPECT_EQ(exactly_one, rounds) << "each round: one sync runs, the other is refused";
+  report("two syncs of one sync ID at the same instant (exactly one ran: " + std::to_string(exactly_one) + ")", rounds,
+         t);
+}
+
+TEST_F(Chaos, WarehouseFileHitsASizeLimitMidBatchThenResumes) {
+  const auto topics = make_topics(scaled(60000, 300000), 5000, 5000);
+  const auto manifest = manifest_for(topics, 5000);
+  // The file may grow to 6 MiB: a few batches land, then a write fails (EFBIG, as on a full
+  // disk or a quota) in the middle of one.
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "ulimit -f 6144 && exec " + std::string(KROW_BINARY) + " sync -q " + manifest + " >" +
+                            (dir() / "limited.out").string() + " 2>" + (dir() / "limited.err").string();
+    for (const auto& e : extra_env_) putenv(const_cast<char*>(e.c_str()));
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::ifstream err(dir() / "limited.err");
+  std::stringstream said;
+  said << err.rdbuf();
+  ASSERT_TRUE(WIFEXITED(status)) << "krow died of signal " << WTERMSIG(status) << ": " << said.str();
+  EXPECT_EQ(WEXITSTATUS(status), 1) << said.str();
+  EXPECT_NE(said.str().find("free space there"), std::string::npos) << said.str();
+  // Nothing half-written: what is there is exactly once, and the next sync completes it.
+  for (const auto& t : topics) {
+    const auto table = table_of(t.name);
+    if (probe().has_table(table)) {
+      EXPECT_EQ(probe().distinct_ids(table), probe().count(table));
+    }
+  }
+  sync_ok(manifest);
+  const auto t = tally(topics);
+  expect_exact(t);
+  report("warehouse file size limit (ulimit -f) mid-batch, then resume", 1, t);
+}
+
+TEST_F(Chaos, BrokerStoppedAndStartedDuringOneSync) {
+  if (!long_form()) GTEST_SKIP() << "long form only (scripts/chaos.sh); the short form is Outage.BrokerStoppedMidSyncAndRestarted";
+  const int outages = 10;
+  const auto topics = make_topics(2000000, 20000, 20000);
+  const auto manifest = manifest_for(topics, 5000);
+  const pid_t pid = start_krow({"sync", "-q", manifest});
+  auto kafka = [](const char* command) {
+    return std::system(("bash " + source_dir() + "/scripts/kafka.sh " + command + " >/dev/null 2>&1").c_str());
+  };
+  int during = 0, status = 0;
+  for (int i = 0; i < outages; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    during += waitpid(pid, &status, WNOHANG) == 0;
+    ASSERT_EQ(kafka("stop"), 0);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ASSERT_EQ(kafka("start"), 0);
+  }
+  const bool exited = finishes(pid, std::chrono::seconds(600), status);
+  ASSERT_TRUE(exited);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  for (const auto& t : topics) admin_.wait_for_topic(t.name, t.avro ? 2 : t.name.find("json") != std::string::npos ? 4 : 2);
+  const auto t = tally(topics);
+  expect_exact(t);
+  EXPECT_EQ(during, outages) << "the sync ended before every outage";
+  report("broker stopped and started during one sync", during, t);
+}
+
+}  // namespace
+}  // namespace krow::testkit
