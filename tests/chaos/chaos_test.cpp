@@ -315,6 +315,51 @@ TEST_F(Chaos, WarehouseFileHitsASizeLimitMidBatchThenResumes) {
   report("warehouse file size limit (ulimit -f) mid-batch, then resume", 1, t);
 }
 
+TEST_F(Chaos, RegistryFrontStoppedLongerThanOneRetry) {
+  const auto topics = make_topics(2000, scaled(20000, 100000), 2000);
+  const auto manifest = manifest_for(topics, 2000);
+  const int outages = scaled(1, 3);
+  const std::string nginx_pid = services_dir() + "/registry/nginx/nginx.pid";
+  int waited = 0;
+  for (int i = 0; i < outages; ++i) {
+    // The HTTPS front goes away (the registry behind it keeps its schemas), for longer than
+    // the first retry's backoff; krow must wait, not write schema_registry error rows.
+    ASSERT_EQ(std::system(("kill $(cat " + nginx_pid + ") && sleep 1").c_str()), 0);
+    if (i > 0) {  // schemas already cached from the first run: new ones need the registry
+      Producer p(bootstrap_);
+      p.send(topics[1].name, Record{std::nullopt, std::string("\0\0\0\0\x7f", 5)});  // an unknown schema ID
+      p.flush();
+    }
+    const pid_t pid = start_krow({"sync", "-q", manifest});
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    int status = 0;
+    waited += waitpid(pid, &status, WNOHANG) == 0;
+    ASSERT_EQ(std::system(("bash " + source_dir() + "/scripts/registry.sh start >/dev/null 2>&1").c_str()), 0);
+    ASSERT_TRUE(finishes(pid, std::chrono::seconds(300), status));
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
+  EXPECT_EQ(waited, outages) << "the sync did not wait for the registry";
+  Tally t = tally(topics[0]);
+  t += tally(topics[2]);
+  // The Avro topic: every message decoded except the ones with an unknown schema ID.
+  const auto rows = probe().rows(table_of(topics[1].name));
+  const auto oracle = consume_all(bootstrap_, topics[1].name);
+  t.expected += static_cast<int64_t>(oracle.size());
+  t.found += static_cast<int64_t>(rows.size());
+  t.lost += std::max<int64_t>(0, static_cast<int64_t>(oracle.size() - rows.size()));
+  t.duplicated += static_cast<int64_t>(rows.size()) - probe().distinct_ids(table_of(topics[1].name));
+  int64_t unknown_ids = 0;
+  for (const auto& r : rows) {
+    if (!r.decode_error) continue;
+    ++unknown_ids;
+    EXPECT_NE(r.decode_error->find("schema"), std::string::npos) << *r.decode_error;
+    EXPECT_EQ(r.decode_error->find("connect"), std::string::npos) << "an outage became a row: " << *r.decode_error;
+  }
+  EXPECT_EQ(unknown_ids, outages - 1);
+  expect_exact(t);
+  report("registry front stopped longer than one retry", waited, t);
+}
+
 TEST_F(Chaos, BrokerStoppedAndStartedDuringOneSync) {
   if (!long_form()) GTEST_SKIP() << "long form only (scripts/chaos.sh); the short form is Outage.BrokerStoppedMidSyncAndRestarted";
   const int outages = 10;

@@ -250,6 +250,34 @@ TEST_P(Resume, StoredPositionBeyondATruncatedLogResumesAtItsEndAndRecordsTheGap)
   EXPECT_EQ(probe().positions_sum(), 30);
 }
 
+TEST_P(Resume, RetentionGapFoundAtStartIsSkippedAndRecorded) {
+  const auto topic = make_topic("expired");
+  Producer p(bootstrap_);
+  auto produce = [&](int from, int n) {
+    for (int i = from; i < from + n; ++i) p.send(topic, Record{std::nullopt, "{\"i\": " + std::to_string(i) + "}"});
+    p.flush();
+  };
+  produce(0, 30);
+  const auto manifest = write_manifest({topic});
+  sync_ok(manifest);
+  produce(30, 20);
+  admin_.delete_records(topic, 0, 40);  // offsets 30..39 expire before krow reads them
+  const auto plan = krow({"plan", manifest});
+  EXPECT_NE(plan.out.find("offsets 30..39 expired before they were read"), std::string::npos) << plan.out;
+  sync_ok(manifest);
+  const auto rows = probe().rows(table_of(topic));
+  ASSERT_EQ(rows.size(), 40u);
+  EXPECT_EQ(rows[29].offset, 29);
+  EXPECT_EQ(rows[30].offset, 40);
+  EXPECT_EQ(probe().positions_sum(), 50);
+  simdjson::dom::parser parser;
+  const auto record_text = probe().run_records().at(0);
+  simdjson::dom::element record = parser.parse(record_text);
+  ASSERT_EQ(record["gaps"].get_array().size(), 1u) << record_text;
+  EXPECT_EQ(int64_t(record["gaps"].at(0)["from"]), 30);
+  EXPECT_EQ(int64_t(record["gaps"].at(0)["to"]), 40);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Resume, KROW_ENGINES);
 
 class Manifests : public SyncTest {};
@@ -263,6 +291,18 @@ TEST_F(Manifests, TypoNamesTheKeyAndLine) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir() / "w.duckdb"));
+}
+
+TEST_F(Manifests, WarehousePathInAnUnwritablePlaceNamesTheSetting) {
+  // /proc cannot hold new folders or files, whoever runs the test (root included).
+  for (const std::string path : {"/proc/krow-nowhere/w.duckdb", "/proc/self/w.duckdb"}) {
+    std::ofstream(dir() / "nowhere.yaml") << "name: nowhere\nsource:\n  bootstrap_servers: " << bootstrap_
+                                          << "\nwarehouse:\n  path: " << path << "\n";
+    const auto r = krow({"sync", (dir() / "nowhere.yaml").string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("warehouse.path"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("unexpected error"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(Manifests, UnreachableBrokerFailsWithAClearMessage) {

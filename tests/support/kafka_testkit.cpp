@@ -106,6 +106,23 @@ void Admin::delete_topic(const std::string& name) {
   }
 }
 
+void Admin::delete_records(const std::string& topic, int32_t partition, int64_t before) {
+  rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(offsets, topic.c_str(), partition)->offset = before;
+  rd_kafka_DeleteRecords_t* dr = rd_kafka_DeleteRecords_new(offsets);
+  rd_kafka_topic_partition_list_destroy(offsets);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk_);
+  rd_kafka_DeleteRecords(rk_, &dr, 1, nullptr, q);
+  rd_kafka_event_t* ev = await(q, "delete records");
+  const rd_kafka_topic_partition_list_t* result =
+      rd_kafka_DeleteRecords_result_offsets(rd_kafka_event_DeleteRecords_result(ev));
+  const auto err = result && result->cnt == 1 ? result->elems[0].err : RD_KAFKA_RESP_ERR__FAIL;
+  rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_DeleteRecords_destroy(dr);
+  if (err) throw std::runtime_error(std::string("delete records: ") + rd_kafka_err2str(err));
+}
+
 void Admin::grant(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
                   rd_kafka_AclOperation_t operation) {
   char err[512];

@@ -34,6 +34,9 @@ class Admin {
   bool create_topic(const std::string& name, int partitions,
                     const std::map<std::string, std::string>& configs = {});
   void delete_topic(const std::string& name);
+  // Deletes the records of topic/partition below offset `before` (the log start moves up
+  // to it), as retention would.
+  void delete_records(const std::string& topic, int32_t partition, int64_t before);
   // Grants `principal` (e.g. "User:krow") an operation on a topic or group resource, by
   // literal name or by prefix (`prefixed`). Waits until the broker applies it.
   void grant(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,

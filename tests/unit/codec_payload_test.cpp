@@ -162,6 +162,12 @@ TEST_F(PayloadTest, SchemaIdIsBigEndian) {
   EXPECT_EQ(text(d.base64), "AAECAwQ=");
 }
 
+TEST_F(PayloadTest, WrongMagicByteIsNotFramedButKeptAsBinary) {
+  // A frame-like value whose first byte is 0x01 (a future or foreign framing): never
+  // looked up in the registry, stored as raw bytes.
+  expect_binary_value(std::string_view("\x01\0\0\0\x07\x02\x08", 7), "AQAAAAcCCA==");
+}
+
 TEST_F(PayloadTest, FramedLookingTextIsStillFramed) {
   // Byte 0 is 0x00, so this can never be text; the rest happens to be JSON.
   const Decoded d = value(std::string_view("\0\0\0\0\x07{}", 7));

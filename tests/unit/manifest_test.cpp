@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "manifest/manifest.hpp"
 #include "warehouse/duckdb_adapter/duckdb_settings.hpp"
@@ -332,6 +334,37 @@ TEST(Manifest, LoadManifestReportsAMissingFile) {
     EXPECT_EQ(e.error_class(), ErrorClass::config);
     EXPECT_THAT(std::string(e.what()), HasSubstr("krow-missing.yaml"));
   }
+}
+
+
+// A "billion laughs" of YAML aliases: nine levels, each nine references to the one below.
+// Expanded it would be 9^9 nodes; krow must answer at once (a value of the wrong shape),
+// not walk the expansion.
+TEST(ManifestHostile, AliasBombIsRefusedQuickly) {
+  std::string yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    const auto prev = "*a" + std::to_string(i - 1);
+    yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+    for (int k = 1; k < 9; ++k) yaml += ", " + prev;
+    yaml += "]\n";
+  }
+  yaml += "name: bomb\nsource:\n  bootstrap_servers: b:9092\ntopics:\n  names: *a9\nwarehouse:\n  path: w.duckdb\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto error = error_of(yaml);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_FALSE(error.empty());
+}
+
+TEST(ManifestHostile, AnchorsAndAliasesThatMakeSenseWork) {
+  const auto m = parse("name: anchors\nsource: &src\n  bootstrap_servers: b:9092\ntopics:\n  names: &names [a, b]\n"
+                       "warehouse:\n  path: w.duckdb\n");
+  EXPECT_EQ(m.topics.names, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(ManifestHostile, HugeNumbersAreRefusedNamingTheKey) {
+  const auto error = error_of("name: huge\nsource:\n  bootstrap_servers: b:9092\nwarehouse:\n  path: w.duckdb\n"
+                              "batch:\n  max_messages: 99999999999999999999999999\n");
+  EXPECT_NE(error.find("max_messages"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -99,7 +99,13 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
   const auto& path = settings_.path;
   if (mode == OpenMode::read_only && !std::filesystem::exists(path)) return;  // nothing synced yet
   if (mode == OpenMode::write) {
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+    std::error_code ec;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec)
+      throw Error(ErrorClass::fatal_run, "warehouse.path " + path.string() + ": cannot create its folder " +
+                                             path.parent_path().string() + " (" + ec.message() +
+                                             "); create it with write access for the user running krow, or "
+                                             "choose another warehouse.path");
     lock_.emplace(path.string() + "." + sync_id + ".lock", "another sync of '" + sync_id + "'");
   }
   duckdb_config cfg = nullptr;

@@ -15,7 +15,9 @@ FileLock::FileLock(const std::filesystem::path& path, const std::string& what) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw Error(ErrorClass::fatal_run, "cannot create lock file " + path.string() + ": " +
-                                           std::strerror(errno) + "; check the folder's permissions");
+                                           std::strerror(errno) +
+                                           "; give the user running krow write access to that folder (or change "
+                                           "warehouse.path)");
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char buf[32] = {};
     const auto n = ::pread(fd_, buf, sizeof buf - 1, 0);
