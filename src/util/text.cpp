@@ -36,6 +36,41 @@ void append_base64(std::string& out, const void* data, size_t size) {
   }
 }
 
+std::optional<std::string> decode_base64(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  uint32_t group = 0;
+  int have = 0, padding = 0;
+  for (const char c : text) {
+    if (c == '\n' || c == '\r' || c == ' ' || c == '\t') continue;
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else if (c == '=' && have >= 2) v = -1;
+    else return std::nullopt;
+    if (v < 0) {
+      ++padding;
+      v = 0;
+    } else if (padding) {
+      return std::nullopt;  // data after padding
+    }
+    group = group << 6 | static_cast<uint32_t>(v);
+    if (++have == 4) {
+      out.push_back(static_cast<char>(group >> 16));
+      if (padding < 2) out.push_back(static_cast<char>(group >> 8));
+      if (padding < 1) out.push_back(static_cast<char>(group));
+      group = 0;
+      have = 0;
+      if (padding) padding = 3;  // nothing may follow
+    }
+  }
+  if (have != 0) return std::nullopt;
+  return out;
+}
+
 void append_json_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.reserve(out.size() + text.size() + 2);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,10 @@ namespace krow {
 
 // Appends the standard (RFC 4648, padded) base64 form of `data`.
 void append_base64(std::string& out, const void* data, size_t size);
+
+// The bytes of standard, padded base64 `text` (line breaks and spaces ignored), or nullopt
+// when it is not that.
+std::optional<std::string> decode_base64(std::string_view text);
 
 // Appends `text` as a JSON string literal, quotes included. `text` must be valid UTF-8.
 void append_json_string(std::string& out, std::string_view text);

@@ -82,9 +82,11 @@ class Registry : public EngineTest {
   static std::string ca() { return services_dir() + "/registry/tls/ca.pem"; }
 
   // Runs one scenario of tests/reference/produce.py into `topic`.
-  std::vector<Expected> produce(const std::string& scenario, const std::string& topic) {
+  // `options` go to produce.py before the scenario (e.g. --protobuf-schema descriptor).
+  std::vector<Expected> produce(const std::string& scenario, const std::string& topic, const std::string& options = {}) {
     const std::string cmd = python() + " " + source_dir() + "/tests/reference/produce.py --bootstrap " + bootstrap_ +
-                            " --registry " + registry_url() + " --ca " + ca() + " " + scenario + " " + topic;
+                            " --registry " + registry_url() + " --ca " + ca() + " " + options + " " + scenario + " " +
+                            topic;
     std::vector<Expected> out;
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) throw std::runtime_error("cannot run " + cmd);
@@ -280,6 +282,24 @@ TEST_P(Registry, WrongPasswordThenFullResyncAfterFixingCredentials) {
   auto all = want;
   all.insert(all.end(), more.begin(), more.end());
   expect_rows(topic, all, "avro");
+}
+
+TEST_P(Registry, ProtobufSchemasRegisteredAsBase64DescriptorsDecodeLikeText) {
+  // Confluent's Python serializer registers each file as a base64 FileDescriptorProto, and
+  // this registry (Apicurio) serves it back as stored.
+  std::vector<std::pair<std::string, std::vector<Expected>>> produced;
+  std::vector<std::string> topics;
+  for (const std::string scenario : {"protobuf-basic", "protobuf-refs", "protobuf-imports", "protobuf-wkt"}) {
+    const auto topic = unique_name("b64-" + scenario);
+    produced.emplace_back(topic, produce(scenario, topic, "--protobuf-schema descriptor"));
+    topics.push_back(topic);
+  }
+  sync_ok(write_manifest(topics, registry_yaml()));
+  for (const auto& [topic, want] : produced) {
+    SCOPED_TRACE(topic);
+    for (const auto& r : probe().rows(table_of(topic))) EXPECT_EQ(r.decode_error, Cell());
+    expect_rows(topic, want, "protobuf");
+  }
 }
 
 TEST_P(Registry, RegistryStoppedDuringASyncIsRetriedWithoutErrorRows) {

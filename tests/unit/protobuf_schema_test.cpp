@@ -4,7 +4,11 @@
 // Payloads are built with protobuf's own API; expected JSON is written by hand.
 
 #include <gmock/gmock.h>
+#include <google/protobuf/compiler/parser.h>
+#include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +19,7 @@
 
 #include "codec/protobuf/schema_pool.hpp"
 #include "codec/schema_decoder.hpp"
+#include "util/text.hpp"
 
 namespace krow {
 namespace {
@@ -73,6 +78,43 @@ message Order { string id = 1; common.Money total = 2; })",
                            {{"common/money.proto", money}});
   EXPECT_EQ(decode(*order, payload(*order, "shop.Order", R"(id: "o1" total { currency: "EUR" units: 12 })")),
             R"({"id":"o1","total":{"currency":"EUR","units":"12"}})");
+}
+
+// The registry schema as Confluent's Python serializer registers it: the file's
+// FileDescriptorProto, serialized and base64-encoded (here produced by protobuf's own
+// parser, not krow's).
+std::string descriptor_base64(const std::string& name, const std::string& text) {
+  gpb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  gpb::io::Tokenizer tokenizer(&input, nullptr);
+  gpb::compiler::Parser parser;
+  gpb::FileDescriptorProto file;
+  EXPECT_TRUE(parser.Parse(&tokenizer, &file)) << text;
+  file.set_name(name);
+  const std::string bytes = file.SerializeAsString();
+  std::string out;
+  append_base64(out, bytes.data(), bytes.size());
+  return out.substr(0, 40) + "\n" + out.substr(40);  // line breaks are allowed in base64
+}
+
+TEST(ProtobufSchemaTest, Base64FileDescriptorsAreReadLikeText) {
+  const std::string money_text = R"(syntax = "proto3";
+package common;
+message Money { string currency = 1; int64 units = 2; })";
+  const std::string order_text = R"(syntax = "proto3";
+package shop;
+import "common/money.proto";
+import "google/protobuf/timestamp.proto";
+message Order { string id = 1; common.Money total = 2; google.protobuf.Timestamp at = 3; })";
+  const auto money = proto(descriptor_base64("common/money.proto", money_text));
+  const auto order = proto(descriptor_base64("order.proto", order_text), {{"common/money.proto", money}});
+  const auto as_text = proto(order_text, {{"common/money.proto", proto(money_text)}});
+  const std::string message = R"(id: "o1" total { currency: "EUR" units: 12 } at { seconds: 1 })";
+  const auto bytes = payload(*as_text, "shop.Order", message);
+  EXPECT_EQ(decode(*order, bytes), decode(*as_text, bytes));
+  EXPECT_EQ(decode(*order, bytes), R"({"id":"o1","total":{"currency":"EUR","units":"12"},"at":"1970-01-01T00:00:01Z"})");
+  // Base64 of something else is refused with a reason, like bad text.
+  EXPECT_THAT(compile_error(*proto("bm90IGEgZGVzY3JpcHRvcgpwbGVhc2UgaWdub3Jl/////w==")),
+              HasSubstr("not a serialized FileDescriptorProto"));
 }
 
 TEST(ProtobufSchemaTest, NestedReferencesAndADiamondAreBuiltOnce) {

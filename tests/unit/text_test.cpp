@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "codec/json_validator.hpp"
@@ -45,6 +46,18 @@ TEST(Base64, AppendsAfterExistingText) {
   std::string out = "x=";
   append_base64(out, "hi", 2);
   EXPECT_EQ(out, "x=aGk=");
+}
+
+TEST(Base64, DecodesWhatItEncodesAndRefusesTheRest) {
+  const std::vector<std::string> inputs{"", "f", "fo", "foo", "foob", "fooba", "foobar", std::string("\0\xff\x10", 3)};
+  for (const std::string& in : inputs) {
+    std::string b64;
+    append_base64(b64, in.data(), in.size());
+    EXPECT_EQ(decode_base64(b64), in) << b64;
+  }
+  EXPECT_EQ(decode_base64("Zm9v\nYmFy"), "foobar");  // line breaks ignored
+  for (const char* bad : {"Zm9", "Zm9v!", "Zm=v", "Zg==Zg==", "Z===", "syntax = \"proto3\";"})
+    EXPECT_EQ(decode_base64(bad), std::nullopt) << bad;
 }
 
 TEST(JsonString, PlainTextIsOnlyQuoted) {

@@ -7,12 +7,14 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "codec/protobuf/builtin_files.hpp"
+#include "util/text.hpp"
 
 namespace krow::pb {
 
@@ -48,10 +50,25 @@ class LinkErrors final : public gpb::DescriptorPool::ErrorCollector {
   std::string first_;
 };
 
+// The other form a registry may hand back: a serialized FileDescriptorProto in base64, as
+// Confluent's Python and Go serializers register it and registries that keep schemas as
+// given (Apicurio) serve it. A .proto text is never valid base64 (it has spaces, `;` or
+// `{`), so the two cannot be confused.
+std::optional<gpb::FileDescriptorProto> parse_descriptor(const std::string& name, std::string_view text) {
+  const auto bytes = decode_base64(text);
+  if (!bytes || bytes->empty()) return std::nullopt;
+  gpb::FileDescriptorProto file;
+  if (!file.ParseFromString(*bytes))
+    throw std::invalid_argument(name + ": base64 schema is not a serialized FileDescriptorProto");
+  file.set_name(name);
+  return file;
+}
+
 gpb::FileDescriptorProto parse_proto(const std::string& name, std::string_view text) {
   if (text.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     throw std::invalid_argument(name + ": schema text too large");
   }
+  if (auto file = parse_descriptor(name, text)) return *std::move(file);
   gpb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
   ParseErrors errors;
   gpb::io::Tokenizer tokenizer(&input, &errors);
