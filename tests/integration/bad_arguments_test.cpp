@@ -31,6 +31,20 @@ TEST_F(BadArguments, ASecretGivenAsAnArgumentIsRefusedWithoutEchoingIt) {
   EXPECT_NE(r.err.find("--colour"), std::string::npos) << r.err;
 }
 
+TEST_F(BadArguments, UnknownFormatsAndAMissingManifestAreRefusedNamingWhatIsAllowed) {
+  const auto manifest = write_manifest({"nothing"});
+  auto r = krow({"plan", manifest, "--format", "bogus"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("bogus not in {text,md,json}"), std::string::npos) << r.err;
+  r = krow({"status", manifest, "--format", "yaml"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("yaml not in {text,json}"), std::string::npos) << r.err;
+  r = krow({"sync"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("manifest is required"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--help"), std::string::npos) << r.err;
+}
+
 TEST_F(BadArguments, AMissingCaFileIsNamedWithItsSetting) {
   const auto t = make_topic("missing-ca");
   const auto missing = (dir() / "no-such-ca.pem").string();
