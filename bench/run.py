@@ -28,6 +28,8 @@ a whole process from start to exit unless said otherwise (median of --runs):
   resume    a sync killed with SIGKILL halfway, then the sync that finishes the job; the
             table must then hold every message exactly once
   memory    one sync of a topic --big times larger, to compare peak memory
+  wide      one sync of a topic of --wide partitions (1,000; a fifth of the messages): the
+            prefetch budget is shared, so memory must not grow with the partition count
 
 The last column gives krow's time divided by each ceiling's and peer's (JSON rows against
 krow's JSON sync, Avro against its Avro sync): 1.00 is as fast as that row, 2.00 twice as slow,
@@ -217,8 +219,8 @@ def register_avro_schema(topic: str) -> int:
         return int(json.load(resp)["id"])
 
 
-def produce(topic: str, messages: int, avro: bool) -> None:
-    cmd = [str(PRODUCE), BOOTSTRAP, topic, str(messages), "6"]
+def produce(topic: str, messages: int, avro: bool, partitions: int = 6) -> None:
+    cmd = [str(PRODUCE), BOOTSTRAP, topic, str(messages), str(partitions)]
     if avro:
         cmd += ["--avro", str(register_avro_schema(topic))]
     log(check(run_measured(cmd), "producing " + topic)["stdout"].strip())
@@ -440,6 +442,8 @@ def main() -> int:
     ap.add_argument("--messages", type=int, default=1_000_000, help="messages per topic (default 1,000,000)")
     ap.add_argument("--runs", type=int, default=3, help="measurements per scenario (median)")
     ap.add_argument("--big", type=int, default=3, help="memory check: a topic this many times larger (0: skip)")
+    ap.add_argument("--wide", type=int, default=1000,
+                    help="memory check: a topic with this many partitions, 1/5 of the messages (0: skip)")
     ap.add_argument("--no-avro", action="store_true", help="skip the Avro topic (no registry needed)")
     ap.add_argument("--no-peers", action="store_true", help="skip the Python and Kafka Connect peers")
     ap.add_argument("--warehouse", choices=["duckdb", "postgres"], default="duckdb",
@@ -448,13 +452,14 @@ def main() -> int:
     args = ap.parse_args()
     wh = Postgres() if args.warehouse == "postgres" else DuckDB()
     if args.warehouse == "postgres":
-        args.no_avro, args.big, args.no_peers = True, 0, True
+        args.no_avro, args.big, args.no_peers, args.wide = True, 0, True, 0
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     n = args.messages
     json_topic = f"krow-bench.json.{stamp}"
     avro_topic = f"krow-bench.avro.{stamp}"
     big_topic = f"krow-bench.big.{stamp}"
+    wide_topic = f"krow-bench.wide.{stamp}"
     topics = [json_topic]
     rows: list[dict] = []
     extra: dict = {}
@@ -526,6 +531,14 @@ def main() -> int:
                                        1, avro=False)
                 big_row["rss_vs_1x"] = round(big_row["peak_rss_mib"] / json_row["peak_rss_mib"], 2)
                 rows.append(big_row)
+
+            if args.wide > 0:
+                topics.append(wide_topic)
+                produce(wide_topic, n // 5, avro=False, partitions=args.wide)
+                wide_row, _ = sync_runs(wh, f"JSON krow sync, {args.wide:,} partitions", work, "wide", wide_topic,
+                                        n // 5, 1, avro=False)
+                wide_row["rss_vs_6_partitions"] = round(wide_row["peak_rss_mib"] / json_row["peak_rss_mib"], 2)
+                rows.append(wide_row)
         finally:
             if isinstance(wh, Postgres):
                 wh.drop("json")
@@ -551,6 +564,8 @@ def main() -> int:
         notes.append(f"Avro sync time / JSON sync time: {avro_row['vs_json_time']:.2f}")
     if args.big > 0:
         notes.append(f"peak RSS at {args.big}x messages / at 1x: {big_row['rss_vs_1x']:.2f}")
+    if args.wide > 0:
+        notes.append(f"peak RSS with {args.wide:,} partitions / with 6: {wide_row['rss_vs_6_partitions']:.2f}")
     for note in notes:
         print(note)
     machine = {"cpus": os.cpu_count(), "cpu": _cpu_model(), "kernel": os.uname().release}

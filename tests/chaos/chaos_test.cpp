@@ -124,6 +124,9 @@ class Chaos : public SyncTest {
       tx.commit();
       tx.begin();  // an aborted one: its messages must never show up
       for (int k = 0; k < 50; ++k) tx.send(t, Record{std::nullopt, std::string("{\"aborted\": true}")});
+      // Written to the log before the abort (otherwise they are only purged from the
+      // producer, and a broker with transactions v2 may refuse to abort what it never saw).
+      tx.flush();
       tx.abort();
     }
     out.push_back({t, false});
