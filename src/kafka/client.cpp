@@ -50,13 +50,6 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   set(conf.get(), "enable.partition.eof", "true");
   set(conf.get(), "auto.offset.reset", "earliest");
   set(conf.get(), "queued.max.messages.kbytes", std::to_string(options.queued_max_kbytes));
-  // A fetch may bring a partition's max.partition.fetch.bytes (1 MiB by default) on top of
-  // what is queued: with a smaller share per partition, fetch that share, and never more
-  // than the whole budget in one response.
-  if (options.queued_max_kbytes < 1024) {
-    set(conf.get(), "max.partition.fetch.bytes", std::to_string(options.queued_max_kbytes * 1024));
-    set(conf.get(), "fetch.max.bytes", std::to_string(16 << 20));
-  }
   set(conf.get(), "fetch.wait.max.ms", "100");
   // When the prefetch queue is full, librdkafka waits this long before fetching again
   // (default 1 s): far too long for a reader that drains the queue in milliseconds.

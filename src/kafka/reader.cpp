@@ -7,8 +7,8 @@
 namespace krow::kafka {
 
 namespace {
-constexpr int kPrefetchKiB = 16 << 10;  // messages fetched ahead, across all partitions read
-constexpr int kMinPrefetchKiB = 64;     // per partition, with fetches of that size
+constexpr int kPrefetchKiB = 16 << 10;    // messages fetched ahead, across all partitions read
+constexpr int kMinPrefetchKiB = 1 << 10;  // one fetch response (max.partition.fetch.bytes)
 }  // namespace
 
 int prefetch_kib_per_partition(size_t partitions) {

@@ -19,11 +19,9 @@
 namespace krow::kafka {
 
 // The prefetch memory (librdkafka's queued.max.messages.kbytes, which applies per partition)
-// to give a reader of `partitions` partitions: one budget of 16 MiB shared by all of them,
-// so memory does not grow with their number, down to 64 KiB per partition. Below 1 MiB a
-// partition's fetches are made as small as its share too (see Client), so that 1,000
-// partitions take about 64 MiB rather than 1 GiB; a message larger than that still comes
-// (a fetch always returns at least one record batch).
+// to give a reader of `partitions` partitions: one budget shared by all of them, so memory
+// does not grow with their number, down to one fetch per partition, the least that keeps
+// reading at full speed.
 int prefetch_kib_per_partition(size_t partitions);
 
 class Reader {
