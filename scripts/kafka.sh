@@ -182,8 +182,10 @@ EOF
 ensure_formatted() {
   [[ -f $data/meta.properties ]] && return 0
   local id
-  # A Kafka cluster id is 16 random bytes in URL-safe base64 without padding.
-  id=$(openssl rand 16 | base64 | tr '+/' '-_' | tr -d '=\n')
+  # A Kafka cluster id is 16 random bytes in URL-safe base64 without padding. One in 64
+  # starts with '-', which kafka-storage's argument parser takes for an option: draw again.
+  id=-
+  while [[ $id == -* ]]; do id=$(openssl rand 16 | base64 | tr '+/' '-_' | tr -d '=\n'); done
   log "formatting storage in $data (cluster id $id)"
   mkdir -p "$data"
   tool kafka.tools.StorageTool format --config "$conf" --cluster-id "$id" >"$logs/format.log" 2>&1 || {
