@@ -112,7 +112,7 @@ class Chaos : public SyncTest {
     const std::string produce = std::string(KROW_BENCH_PRODUCE) + " " + bootstrap_ + " " + a + " " +
                                 std::to_string(avro) + " 2 --avro " + std::to_string(schema_id) + " >/dev/null";
     if (std::system(produce.c_str()) != 0) throw std::runtime_error("producing Avro failed: " + produce);
-    extra_topics_.push_back(a);
+    delete_after_test(a);
     out.push_back({a, true});
 
     const auto t = make_topic("chaos-tx", 2);
@@ -225,18 +225,6 @@ class Chaos : public SyncTest {
     }
     return landed;
   }
-
-  void TearDown() override {
-    for (const auto& t : extra_topics_) {
-      try {
-        admin_.delete_topic(t);
-      } catch (...) {
-      }
-    }
-    SyncTest::TearDown();
-  }
-
-  std::vector<std::string> extra_topics_;
 };
 
 TEST_F(Chaos, KillNineDuringASyncAndAFullResync) {

@@ -118,7 +118,7 @@ class Registry : public EngineTest {
       }
       out.push_back(std::move(e));
     }
-    created_.push_back(topic);
+    delete_after_test(topic);
     return out;
   }
 
@@ -140,15 +140,6 @@ class Registry : public EngineTest {
     return out;
   }
 
-  void TearDown() override {
-    for (const auto& t : created_) {
-      try {
-        admin_.delete_topic(t);
-      } catch (...) {
-      }
-    }
-    SyncTest::TearDown();
-  }
 
   // Checks every expected row against the table.
   void expect_rows(const std::string& topic, const std::vector<Expected>& want, const std::string& format) {
@@ -186,7 +177,6 @@ class Registry : public EngineTest {
     }
   }
 
-  std::vector<std::string> created_;
 };
 
 std::string format_of(const std::string& scenario) {

@@ -22,7 +22,14 @@
 namespace krow::testkit {
 namespace {
 
-class Resume : public EngineTest {};
+class Resume : public EngineTest {
+ protected:
+  // Messages {"i": from} .. {"i": from + n - 1}, flushed.
+  static void produce_numbered(Producer& p, const std::string& topic, int from, int n) {
+    for (int i = from; i < from + n; ++i) p.send(topic, Record{std::nullopt, "{\"i\": " + std::to_string(i) + "}"});
+    p.flush();
+  }
+};
 
 TEST_P(Resume, KillNineMidwayThenResumeLosesAndDuplicatesNothing) {
   const auto topic = make_topic("kill", 4);
@@ -221,10 +228,7 @@ TEST_P(Resume, RunThatFailsBeforeReadingLeavesARecord) {
 TEST_P(Resume, StoredPositionBeyondATruncatedLogResumesAtItsEndAndRecordsTheGap) {
   const auto topic = make_topic("truncated");
   Producer p(bootstrap_);
-  auto produce = [&](int from, int n) {
-    for (int i = from; i < from + n; ++i) p.send(topic, Record{std::nullopt, "{\"i\": " + std::to_string(i) + "}"});
-    p.flush();
-  };
+  auto produce = [&](int from, int n) { produce_numbered(p, topic, from, n); };
   produce(0, 10);
   const auto manifest = write_manifest({topic});
   sync_ok(manifest);
@@ -253,10 +257,7 @@ TEST_P(Resume, StoredPositionBeyondATruncatedLogResumesAtItsEndAndRecordsTheGap)
 TEST_P(Resume, RetentionGapFoundAtStartIsSkippedAndRecorded) {
   const auto topic = make_topic("expired");
   Producer p(bootstrap_);
-  auto produce = [&](int from, int n) {
-    for (int i = from; i < from + n; ++i) p.send(topic, Record{std::nullopt, "{\"i\": " + std::to_string(i) + "}"});
-    p.flush();
-  };
+  auto produce = [&](int from, int n) { produce_numbered(p, topic, from, n); };
   produce(0, 30);
   const auto manifest = write_manifest({topic});
   sync_ok(manifest);

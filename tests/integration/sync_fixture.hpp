@@ -39,6 +39,8 @@ class SyncTest : public ::testing::Test {
   // Creates a topic with a unique name built from `prefix`; deleted after the test.
   std::string make_topic(const std::string& prefix, int partitions = 1,
                          const std::map<std::string, std::string>& configs = {});
+  // Deletes `topic`, made some other way (a producer script, an exact name), after the test.
+  void delete_after_test(const std::string& topic) { topics_.push_back(topic); }
 
   // Writes a manifest selecting `topics` by name into the test folder, with this test's
   // warehouse; `extra` is appended as more YAML. Returns its path.
