@@ -48,7 +48,10 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   set(conf.get(), "enable.auto.offset.store", "false");
   set(conf.get(), "isolation.level", "read_committed");
   set(conf.get(), "enable.partition.eof", "true");
-  set(conf.get(), "auto.offset.reset", "earliest");
+  // A position out of range (records deleted under a running sync, a log truncated or a topic
+  // recreated) is reported to the reader, which records the gap and decides where to go on,
+  // instead of being silently reset to the log start.
+  set(conf.get(), "auto.offset.reset", "error");
   set(conf.get(), "queued.max.messages.kbytes", std::to_string(options.queued_max_kbytes));
   set(conf.get(), "fetch.wait.max.ms", "100");
   // When the prefetch queue is full, librdkafka waits this long before fetching again

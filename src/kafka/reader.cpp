@@ -11,27 +11,13 @@ constexpr int kPrefetchKiB = 16 << 10;    // messages fetched ahead, across all 
 constexpr int kMinPrefetchKiB = 1 << 10;  // one fetch response (max.partition.fetch.bytes)
 }  // namespace
 
+size_t max_fetching_partitions() { return kPrefetchKiB / kMinPrefetchKiB; }
+
 int prefetch_kib_per_partition(size_t partitions) {
   return std::max(kMinPrefetchKiB, kPrefetchKiB / static_cast<int>(std::clamp<size_t>(partitions, 1, 1 << 16)));
 }
 
-Reader::Reader(Client& client, const std::vector<Position>& starts)
-    : client_(client), queue_(rd_kafka_queue_new(client.handle())) {
-  try {
-    for (const auto& a : starts) {
-      auto& rkt = topics_[a.topic];
-      if (!rkt) rkt = rd_kafka_topic_new(client_.handle(), a.topic.c_str(), nullptr);
-      if (!rkt) throw make_error(rd_kafka_last_error(), "opening topic " + a.topic);
-      if (rd_kafka_consume_start_queue(rkt, a.partition.value(), a.next.value(), queue_.get()) != 0)
-        throw make_error(rd_kafka_last_error(), "starting to read " + a.topic + " partition " +
-                                                    std::to_string(a.partition.value()));
-      running_[{a.topic, a.partition}] = true;
-    }
-  } catch (...) {
-    release();  // stop what was started before rethrowing
-    throw;
-  }
-}
+Reader::Reader(Client& client) : client_(client), queue_(rd_kafka_queue_new(client.handle())) {}
 
 Reader::~Reader() { release(); }
 
@@ -51,6 +37,21 @@ size_t Reader::poll(std::vector<Message>& out, size_t max, int timeout_ms) {
   if (n <= 0) return 0;
   for (ssize_t i = 0; i < n; ++i) out.emplace_back(scratch_[i]);
   return static_cast<size_t>(n);
+}
+
+void Reader::start(const Position& a) {
+  auto& rkt = topics_[a.topic];
+  if (!rkt) rkt = rd_kafka_topic_new(client_.handle(), a.topic.c_str(), nullptr);
+  if (!rkt) throw make_error(rd_kafka_last_error(), "opening topic " + a.topic);
+  if (rd_kafka_consume_start_queue(rkt, a.partition.value(), a.next.value(), queue_.get()) != 0)
+    throw make_error(rd_kafka_last_error(),
+                     "starting to read " + a.topic + " partition " + std::to_string(a.partition.value()));
+  running_[{a.topic, a.partition}] = true;
+}
+
+void Reader::restart(const TopicPartition& tp, Offset next) {
+  stop(tp);
+  start(Position{tp.topic, {}, tp.partition, next});
 }
 
 void Reader::stop(const TopicPartition& tp) {

@@ -18,17 +18,20 @@
 
 namespace krow::kafka {
 
+// Prefetch memory is one budget (16 MiB) shared by the partitions being fetched at once, at
+// least one fetch (1 MiB, max.partition.fetch.bytes) each: the least that keeps a partition
+// reading at full speed. So at most this many partitions are fetched at once; the others
+// wait for one of them to finish.
+size_t max_fetching_partitions();
+
 // The prefetch memory (librdkafka's queued.max.messages.kbytes, which applies per partition)
-// to give a reader of `partitions` partitions: one budget shared by all of them, so memory
-// does not grow with their number, down to one fetch per partition, the least that keeps
-// reading at full speed.
+// to give each of `partitions` partitions fetched at once: the budget shared by all of them.
 int prefetch_kib_per_partition(size_t partitions);
 
 class Reader {
  public:
-  // Starts fetching every partition at its position (`next`). Throws on a partition
-  // librdkafka refuses.
-  Reader(Client& client, const std::vector<Position>& starts);
+  // Fetches nothing until start() is called.
+  explicit Reader(Client& client);
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -36,6 +39,14 @@ class Reader {
   // Appends up to `max` messages (or error events, such as partition EOF) to `out`,
   // waiting at most `timeout_ms` for the first one.
   size_t poll(std::vector<Message>& out, size_t max, int timeout_ms);
+
+  // Starts fetching a partition at its position (`next`). Throws on a partition librdkafka
+  // refuses.
+  void start(const Position& position);
+
+  // Fetches a partition again from `next`, after librdkafka stopped it (an offset out of
+  // range, which the reader reports instead of resetting: see Client).
+  void restart(const TopicPartition& partition, Offset next);
 
   // Stops fetching a partition (it reached its boundary, or its table stopped).
   void stop(const TopicPartition& partition);

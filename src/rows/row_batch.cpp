@@ -21,6 +21,13 @@ void RowBatch::clear() {
   rows_ = 0;
 }
 
+void RowBatch::drop_rows(size_t table) {
+  auto& t = tables_[table];
+  rows_ -= t.rows.size();
+  t.rows.clear();
+  if (t.encoded) t.encoded->current = false;
+}
+
 void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIndex column, Fallback how,
                                   std::string_view reason) {
   Row& row = tables_[table].rows[row_index];

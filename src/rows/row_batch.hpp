@@ -67,6 +67,9 @@ class RowBatch {
   // Empties the batch but keeps its memory for the next one.
   void clear();
 
+  // Removes the rows of one table slot (their text stays in the arena until clear()).
+  void drop_rows(size_t table);
+
   // How a column value the warehouse cannot store is stored instead.
   enum class Fallback {
     as_text,  // a JSON column keeps its text, as a JSON string (value_format becomes string)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <thread>
 
 #include "kafka/errors.hpp"
 #include "util/error.hpp"
@@ -17,25 +19,26 @@ constexpr size_t kNone = std::numeric_limits<size_t>::max();
 PartitionReader::PartitionReader(const SourceConfig& source, bool verbose, std::vector<ReadStart> partitions,
                                  std::chrono::seconds retry_timeout)
     : source_(source), verbose_(verbose), retry_timeout_(retry_timeout) {
-  std::vector<Position> starts;
   for (auto& w : partitions) {
-    State s{w, w.start.next, w.read, w.moved};
+    State s{w, w.start.next, w.read, false, w.moved};
     if (w.topic >= active_per_topic_.size()) active_per_topic_.resize(w.topic + 1, 0);
     auto& slots = by_topic_[w.start.topic];
     const auto p = static_cast<size_t>(w.start.partition.value());
     if (p >= slots.size()) slots.resize(p + 1, kNone);
     slots[p] = partitions_.size();
     if (s.active) {
-      starts.push_back(w.start);
+      waiting_.push_back(partitions_.size());
       ++active_per_topic_[w.topic];
       ++active_;
     }
     partitions_.push_back(std::move(s));
   }
-  if (starts.empty()) return;
+  if (waiting_.empty()) return;
+  max_fetching_ = std::min(waiting_.size(), kafka::max_fetching_partitions());
   client_ = std::make_unique<kafka::Client>(
-      source_, kafka::ClientOptions{{}, kafka::prefetch_kib_per_partition(starts.size()), verbose_});
-  reader_ = std::make_unique<kafka::Reader>(*client_, starts);
+      source_, kafka::ClientOptions{{}, kafka::prefetch_kib_per_partition(max_fetching_), verbose_});
+  reader_ = std::make_unique<kafka::Reader>(*client_);
+  fetch_more();
   messages_.reserve(1024);
   last_progress_ = std::chrono::steady_clock::now();
 }
@@ -52,6 +55,16 @@ PartitionReader::State* PartitionReader::find(const kafka::Message& m) {
   const auto p = static_cast<size_t>(m.partition().value());
   if (p >= it->second.size() || it->second[p] == kNone) return nullptr;
   return &partitions_[it->second[p]];
+}
+
+void PartitionReader::fetch_more() {
+  while (fetching_ < max_fetching_ && waiting_next_ < waiting_.size()) {
+    State& p = partitions_[waiting_[waiting_next_++]];
+    if (!p.active) continue;  // its topic stopped while it waited
+    reader_->start(Position{p.where.start.topic, p.where.start.topic_id, p.where.start.partition, p.next});
+    p.fetching = true;
+    ++fetching_;
+  }
 }
 
 void PartitionReader::poll(Handler& handler) {
@@ -94,6 +107,7 @@ void PartitionReader::poll(Handler& handler) {
     if (p->next >= p->where.boundary) finish(*p);
     handler.on_message(p->where.topic, m);
   }
+  fetch_more();  // in place of the partitions done
 }
 
 void PartitionReader::handle_error(kafka::Message& m, Handler& handler) {
@@ -102,6 +116,11 @@ void PartitionReader::handle_error(kafka::Message& m, Handler& handler) {
     // EOF at or past the boundary: every offset below it has been seen or was not a message
     // (aborted, control record, compacted away).
     if (p && p->active && m.offset() >= p->where.boundary) finish(*p);
+    return;
+  }
+  if (m.error() == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
+    if (verbose_) std::fprintf(stderr, "krow: kafka: %s\n", m.error_text());
+    if (p && p->active) relocate(*p, handler);
     return;
   }
   const auto cls = kafka::classify(m.error());
@@ -116,30 +135,129 @@ void PartitionReader::handle_error(kafka::Message& m, Handler& handler) {
   if (verbose_) std::fprintf(stderr, "krow: kafka: %s (retrying)\n", m.error_text());
 }
 
-void PartitionReader::finish(State& p) {
+template <class F>
+auto PartitionReader::asking_cluster(F&& ask) {
+  const auto deadline = std::chrono::steady_clock::now() + retry_timeout_;
+  for (auto backoff = std::chrono::milliseconds(200);; backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+    try {
+      kafka::Cluster cluster(*client_);
+      return ask(cluster);
+    } catch (const Error& e) {
+      if (e.error_class() != ErrorClass::transient || std::chrono::steady_clock::now() + backoff > deadline) throw;
+      if (verbose_) std::fprintf(stderr, "krow: %s (retrying)\n", e.what());
+      std::this_thread::sleep_for(backoff);
+    }
+  }
+}
+
+std::string PartitionReader::deleted(const State& p, const kafka::TopicDescription& now) const {
+  if (!kafka::is_topic_missing(now.error)) return {};
+  return "topic " + p.where.start.topic + " was deleted while the sync ran; its rows up to here stay. Remove it "
+         "from the manifest's topics, or recreate it to sync the new one";
+}
+
+std::string PartitionReader::replaced(const State& p, const kafka::TopicDescription& now) const {
+  const auto& planned = p.where.start.topic_id;
+  if (now.error || now.topic_id == planned) return {};
+  return "topic " + p.where.start.topic + " was deleted and recreated while the sync ran (topic ID " + planned.str() + " is now " +
+         now.topic_id.str() + "): the rows of the old topic up to the last committed batch stay under " +
+         planned.str() + "; the messages read since could not be told from the new topic's and were not stored. "
+         "The next sync copies the new topic under its own ID";
+}
+
+void PartitionReader::relocate(State& p, Handler& handler) {
+  const auto& topic = p.where.start.topic;
+  const TopicPartition tp{topic, p.where.start.partition};
+  const auto described = asking_cluster([&](kafka::Cluster& c) { return c.describe({topic}); });
+  if (described.empty()) throw Error(ErrorClass::transient, "the cluster did not describe topic " + topic);
+  if (auto why = deleted(p, described[0]); !why.empty()) {
+    stop_topic(p.where.topic, why, handler);  // what was read before is the topic's
+    return;
+  }
+  if (described[0].error) throw kafka::make_error(described[0].error, "describing topic " + topic, source_.username, topic);
+  if (auto why = replaced(p, described[0]); !why.empty()) {
+    replace_topic(p.where.topic, why, handler);
+    return;
+  }
+  const auto now = asking_cluster([&](kafka::Cluster& c) { return c.offsets({tp}); });
+  if (now.at(0).error) throw kafka::make_error(now[0].error, "reading offsets of " + topic, source_.username, topic);
+  const Offset earliest = now[0].earliest, end = now[0].last_stable;
+  if (earliest > p.next) {
+    const Offset to = std::min(earliest, p.where.boundary);
+    handler.on_gap(p.where.topic, Gap{tp.partition, p.next, to,
+                                      "deleted while the sync ran (retention or a records deletion), before it was read"});
+    p.next = to;
+    p.moved = true;
+    if (p.next >= p.where.boundary) {
+      finish(p);
+      return;
+    }
+  } else if (end < p.next) {
+    handler.on_gap(p.where.topic, Gap{tp.partition, end, p.next,
+                                      "log truncated below the position while the sync ran (unclean leader election?): "
+                                      "messages at these offsets were copied before; the next sync resumes at the "
+                                      "log's end and copies what is written there"});
+    deactivate(p);  // the position stays; the next plan moves it down to the end
+    return;
+  }
+  // Reading goes on at the position (also when the out-of-range answer has passed by itself,
+  // as during a leader change).
+  reader_->restart(tp, p.next);
+}
+
+void PartitionReader::deactivate(State& p) {
   if (!p.active) return;
   p.active = false;
+  --active_per_topic_[p.where.topic];
+  --active_;
+  if (p.fetching) {
+    p.fetching = false;
+    --fetching_;
+    reader_->stop({p.where.start.topic, p.where.start.partition});
+  }
+}
+
+void PartitionReader::finish(State& p) {
+  if (!p.active) return;
   if (p.next != p.where.boundary) {
     p.next = p.where.boundary;
     p.moved = true;
   }
-  --active_per_topic_[p.where.topic];
-  --active_;
-  reader_->stop({p.where.start.topic, p.where.start.partition});
+  deactivate(p);
 }
 
 void PartitionReader::stop_topic(size_t topic, const std::string& error, Handler& handler) {
   for (auto& p : partitions_) {
-    if (p.where.topic != topic || !p.active) continue;
-    p.active = false;
-    --active_per_topic_[topic];
-    --active_;
-    reader_->stop({p.where.start.topic, p.where.start.partition});
+    if (p.where.topic != topic) continue;
+    deactivate(p);
   }
   handler.on_topic_stopped(topic, error);
 }
 
-std::vector<Position> PartitionReader::take_moved() {
+void PartitionReader::replace_topic(size_t topic, const std::string& why, Handler& handler) {
+  for (auto& p : partitions_)
+    if (p.where.topic == topic) {
+      p.moved = false;  // positions reached since the last check may be the new topic's
+      deactivate(p);
+    }
+  handler.on_topic_replaced(topic, why);
+}
+
+std::vector<Position> PartitionReader::take_moved(Handler& handler) {
+  // The topics about to get new positions still have the planned IDs: then every message
+  // handed over so far came from the planned topic (IDs are never reused).
+  std::vector<std::string> names;
+  std::map<std::string, const State*> topics;
+  for (const auto& p : partitions_)
+    if (p.moved && topics.emplace(p.where.start.topic, &p).second) names.push_back(p.where.start.topic);
+  if (!names.empty() && client_) {
+    for (const auto& now : asking_cluster([&](kafka::Cluster& c) { return c.describe(names); })) {
+      const State& p = *topics.at(now.name);
+      if (auto why = deleted(p, now); !why.empty()) stop_topic(p.where.topic, why, handler);
+      else if (auto why = replaced(p, now); !why.empty()) replace_topic(p.where.topic, why, handler);
+    }
+    fetch_more();
+  }
   std::vector<Position> out;
   for (auto& p : partitions_) {
     if (!p.moved) continue;

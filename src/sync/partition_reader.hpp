@@ -4,6 +4,19 @@
 // to which table. It owns the Kafka reading client and the reading state of every
 // partition; it knows nothing of rows or warehouses.
 //
+// Prefetch memory is bounded whatever the partition count: at most
+// kafka::max_fetching_partitions() partitions are fetched at once, the others wait in plan
+// order until one of them is done.
+//
+// The cluster can change under a running sync; each change is reported, never papered over:
+// - records deleted below a partition's position (retention, a records deletion): a Gap,
+//   and reading goes on at the new log start;
+// - a log truncated below a partition's position: a Gap, and that partition stops where it
+//   is (the next sync's plan moves it down to the log's end);
+// - the topic deleted, or deleted and recreated under the same name: messages are matched by
+//   topic name, so every position handed out is first checked against the topic ID the plan
+//   saw (take_moved); a topic whose ID changed is stopped (on_topic_replaced).
+//
 // Thread: one thread (the reading thread) for the object's whole life.
 
 #include <chrono>
@@ -14,6 +27,7 @@
 #include <vector>
 
 #include "kafka/client.hpp"
+#include "kafka/cluster.hpp"
 #include "kafka/message.hpp"
 #include "kafka/reader.hpp"
 #include "manifest/manifest.hpp"
@@ -30,6 +44,14 @@ struct ReadStart {
   bool moved = false;    // report the start as a new position at the first take_moved()
 };
 
+// Offsets [from, to) of a partition that a run skipped or could not read, and why.
+struct Gap {
+  Partition partition;
+  Offset from;
+  Offset to;
+  std::string reason;
+};
+
 class PartitionReader {
  public:
   // What the reader reports while polling.
@@ -40,7 +62,14 @@ class PartitionReader {
     // The partition's position already counts it when this is called.
     virtual void on_message(size_t topic, const kafka::Message& m) = 0;
     // `topic` cannot be read any further (no READ, deleted): its partitions are stopped.
+    // The messages handed over before this call are the topic's.
     virtual void on_topic_stopped(size_t topic, const std::string& error) = 0;
+    // `topic` now has another topic ID than the plan's (deleted and recreated): its
+    // partitions are stopped, and the messages handed over since the previous take_moved()
+    // may belong to the new topic, so they must not be stored under the planned ID.
+    virtual void on_topic_replaced(size_t topic, const std::string& error) = 0;
+    // Offsets of `topic` that could not be read (see Gap).
+    virtual void on_gap(size_t topic, const Gap& gap) = 0;
   };
 
   // Starts reading every partition with `read` set. `retry_timeout` bounds how long the
@@ -58,8 +87,11 @@ class PartitionReader {
   void poll(Handler& handler);
 
   // Positions moved since the last call: the next offset to read (the last processed offset
-  // + 1, or the boundary once a partition is complete).
-  std::vector<Position> take_moved();
+  // + 1, or the boundary once a partition is complete). First asks the cluster for the
+  // topic IDs of their topics; a topic whose ID changed is stopped through
+  // Handler::on_topic_replaced and its positions left out. Throws like poll() when the
+  // cluster cannot answer.
+  std::vector<Position> take_moved(Handler& handler);
 
   // The partition furthest from its boundary, as "topic[p] next/boundary"; empty when done.
   std::string furthest_behind() const;
@@ -68,13 +100,29 @@ class PartitionReader {
   struct State {
     ReadStart where;
     Offset next;
-    bool active = false;
+    bool active = false;    // still to be read (fetching, or waiting for its turn)
+    bool fetching = false;  // being fetched now
     bool moved = false;
   };
   State* find(const kafka::Message& m);
+  // Starts fetching waiting partitions while fewer than the limit are fetched.
+  void fetch_more();
+  // Ends reading a partition; `next` stays as it is.
+  void deactivate(State& p);
+  // Ends reading a partition at its boundary.
   void finish(State& p);
   void stop_topic(size_t topic, const std::string& error, Handler& handler);
   void handle_error(kafka::Message& m, Handler& handler);
+  // Librdkafka found a partition's position out of range: finds out why, and goes on.
+  void relocate(State& p, Handler& handler);
+  // Why the topic of `p` is gone (`now` says it does not exist), or empty.
+  std::string deleted(const State& p, const kafka::TopicDescription& now) const;
+  // Why the topic of `p` is not the one the plan saw (`now` has another ID), or empty.
+  std::string replaced(const State& p, const kafka::TopicDescription& now) const;
+  void replace_topic(size_t topic, const std::string& why, Handler& handler);
+  // Runs `ask` on the reading client, retrying transient failures within retry_timeout.
+  template <class F>
+  auto asking_cluster(F&& ask);
 
   const SourceConfig& source_;
   bool verbose_;
@@ -83,6 +131,10 @@ class PartitionReader {
   std::unordered_map<std::string, std::vector<size_t>> by_topic_;  // topic name → indexes, by partition
   std::vector<size_t> active_per_topic_;
   size_t active_ = 0;
+  std::vector<size_t> waiting_;  // partitions not fetched yet, in plan order from waiting_next_
+  size_t waiting_next_ = 0;
+  size_t fetching_ = 0;
+  size_t max_fetching_ = 0;
   std::unique_ptr<kafka::Client> client_;  // only when something is read
   std::unique_ptr<kafka::Reader> reader_;
   std::vector<kafka::Message> messages_;

@@ -89,27 +89,27 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   }
   w.end_array();
   w.key("gaps").begin_array();
+  auto gap = [&](const std::string& topic, const Gap& g) {
+    w.begin_object()
+        .field("topic", topic)
+        .field("partition", g.partition.value())
+        .field("from", g.from.value())
+        .field("to", g.to.value())
+        .field("reason", g.reason)
+        .end_object();
+  };
   if (plan) {
     for (const auto& t : plan->topics)
       for (const auto& p : t.partitions)
         if (p.retention_gap())
-          w.begin_object()
-              .field("topic", t.topic)
-              .field("partition", p.partition.value())
-              .field("from", p.stored->value())
-              .field("to", p.earliest.value())
-              .field("reason", "expired by retention before it was read")
-              .end_object();
+          gap(t.topic, Gap{p.partition, *p.stored, p.earliest, "expired by retention before it was read"});
         else if (p.truncated())
-          w.begin_object()
-              .field("topic", t.topic)
-              .field("partition", p.partition.value())
-              .field("from", p.boundary.value())
-              .field("to", p.stored->value())
-              .field("reason", "log truncated below the stored position (unclean leader election?): messages at "
-                               "these offsets were copied before; new ones written there are copied too")
-              .end_object();
+          gap(t.topic, Gap{p.partition, p.boundary, *p.stored,
+                           "log truncated below the stored position (unclean leader election?): messages at these "
+                           "offsets were copied before; new ones written there are copied too"});
   }
+  for (const auto& t : tables)
+    for (const auto& g : t.gaps) gap(t.plan->topic, g);
   w.end_array();
   w.key("errors").begin_array();
   for (const auto& e : r.errors) w.value(e);

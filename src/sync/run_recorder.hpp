@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
+#include "sync/partition_reader.hpp"
 #include "sync/plan.hpp"
 #include "sync/sync_engine.hpp"
 #include "warehouse/warehouse.hpp"
@@ -23,6 +24,7 @@ struct TableTally {
   int64_t decode_errors = 0;
   int64_t tombstones = 0;
   std::string error;  // set when the table stopped
+  std::vector<Gap> gaps;  // offsets that went away while the run read them
 };
 
 class RunRecorder {

@@ -55,6 +55,10 @@ class SyncRun : PartitionReader::Handler {
   void read_all(kafka::Client& admin, Progress& progress);
   void on_message(size_t topic, const kafka::Message& m) override;
   void on_topic_stopped(size_t topic, const std::string& error) override;
+  void on_topic_replaced(size_t topic, const std::string& error) override;
+  void on_gap(size_t topic, const Gap& gap) override;
+  // Hands the batch and the positions it advances to the committer.
+  void submit();
   bool resyncs(const TopicPlan& t) const;
   // Every `resync --table` names a table of this sync (a typo must not resync nothing).
   void check_only_tables() const;
@@ -260,7 +264,7 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
                     reader.furthest_behind());
   }
   // The batch in hand, and positions moved without rows (past expired or aborted offsets).
-  committer_->submit(batch_, reader.take_moved());
+  submit();
   committer_->drain();
 }
 
@@ -273,7 +277,12 @@ void SyncRun::on_message(size_t topic, const kafka::Message& m) {
   t.tombstones += row.is_tombstone;
   if (batch_->row_count() >= static_cast<size_t>(manifest_.batch.max_messages) ||
       batch_->byte_size() >= static_cast<size_t>(manifest_.batch.max_bytes))
-    committer_->submit(batch_, reader_->take_moved());
+    submit();
+}
+
+void SyncRun::submit() {
+  auto moved = reader_->take_moved(*this);  // first, so that rows of a replaced topic are dropped
+  committer_->submit(batch_, std::move(moved));
 }
 
 void SyncRun::on_topic_stopped(size_t topic, const std::string& error) {
@@ -282,6 +291,24 @@ void SyncRun::on_topic_stopped(size_t topic, const std::string& error) {
   t.error = error;
   result_.errors.push_back(error);
 }
+
+void SyncRun::on_topic_replaced(size_t topic, const std::string& error) {
+  // The rows read since the last batch may be the new topic's: none is stored under the
+  // planned topic ID.
+  TableTally& t = tables_[topic];
+  for (const Row& row : batch_->tables()[slots_[topic]].rows) {
+    --t.messages;
+    t.decode_errors -= row.decode_error.present;
+    t.tombstones -= row.is_tombstone;
+  }
+  batch_->drop_rows(slots_[topic]);
+  // This reason supersedes an earlier one (the fetch's "unknown topic ID").
+  if (!t.error.empty()) std::erase(result_.errors, t.error);
+  t.error.clear();
+  on_topic_stopped(topic, error);
+}
+
+void SyncRun::on_gap(size_t topic, const Gap& gap) { tables_[topic].gaps.push_back(gap); }
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "sync_fixture.hpp"
@@ -277,6 +278,42 @@ TEST_P(Resume, RetentionGapFoundAtStartIsSkippedAndRecorded) {
   ASSERT_EQ(record["gaps"].get_array().size(), 1u) << record_text;
   EXPECT_EQ(int64_t(record["gaps"].at(0)["from"]), 30);
   EXPECT_EQ(int64_t(record["gaps"].at(0)["to"]), 40);
+}
+
+TEST_P(Resume, RetentionGapOpenedDuringASyncIsSkippedAndRecorded) {
+  const auto topic = make_topic("expiring");
+  Producer p(bootstrap_);
+  // 4,000 messages of ~10 kB: more than the reader fetches ahead of a frozen sync.
+  const std::string pad(10000, 'x');
+  for (int i = 0; i < 4000; ++i) p.send(topic, Record{std::nullopt, "{\"i\": " + std::to_string(i) + ", \"pad\": \"" + pad + "\"}"});
+  p.flush();
+  const auto manifest = write_manifest({topic}, "batch:\n  max_messages: 200\n");
+  const pid_t pid = start_krow_frozen_after_first_batch({"sync", "-q", manifest});
+  admin_.delete_records(topic, 0, 3000);  // under the running sync, as retention would
+  kill(pid, SIGCONT);
+  int status = 0;
+  ASSERT_TRUE(finishes(pid, std::chrono::seconds(120), status));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  // Rows: 0..g-1 (read before the deletion) and 3000..3999, each once; g..2999 are the gap.
+  const auto rows = probe().rows(table_of(topic));
+  int64_t below = 0;
+  std::set<int64_t> offsets;
+  for (const auto& r : rows) {
+    below += r.offset < 3000;
+    offsets.insert(r.offset);
+  }
+  ASSERT_EQ(offsets.size(), rows.size());
+  EXPECT_EQ(*offsets.rbegin(), 3999);
+  EXPECT_EQ(rows.size(), static_cast<size_t>(below + 1000));
+  EXPECT_LT(below, 3000);
+  EXPECT_EQ(probe().positions_sum(), 4000);
+  simdjson::dom::parser parser;
+  const auto record_text = probe().run_records().at(0);
+  simdjson::dom::element record = parser.parse(record_text);
+  ASSERT_EQ(record["gaps"].get_array().size(), 1u) << record_text;
+  EXPECT_EQ(int64_t(record["gaps"].at(0)["from"]), below);
+  EXPECT_EQ(int64_t(record["gaps"].at(0)["to"]), 3000);
+  EXPECT_NE(std::string_view(record["gaps"].at(0)["reason"]).find("while the sync ran"), std::string_view::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Resume, KROW_ENGINES);

@@ -174,6 +174,27 @@ pid_t SyncTest::start_krow(const std::vector<std::string>& args) {
   return spawn(args, dir_ / "krow-bg.out", dir_ / "krow-bg.err", extra_env_);
 }
 
+pid_t SyncTest::start_krow_frozen_after_first_batch(const std::vector<std::string>& args) {
+  set_env("KROW_TRACE_BATCHES", "1");  // krow says on stderr when each batch is committed
+  const pid_t pid = start_krow(args);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream err(dir_ / "krow-bg.err");
+    const std::string said((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+    if (said.find("committed in") != std::string::npos) {
+      kill(pid, SIGSTOP);
+      return pid;
+    }
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      throw std::runtime_error("krow ended before its first batch was committed: " + said);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  throw std::runtime_error("krow committed no batch within 120 s");
+}
+
 bool SyncTest::finishes(pid_t pid, std::chrono::seconds within, int& status) {
   const auto deadline = std::chrono::steady_clock::now() + within;
   while (std::chrono::steady_clock::now() < deadline) {

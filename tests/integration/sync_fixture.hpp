@@ -54,6 +54,11 @@ class SyncTest : public ::testing::Test {
   // Starts the krow binary without waiting; returns its pid (output to files in the folder).
   pid_t start_krow(const std::vector<std::string>& args);
 
+  // Starts the krow binary (as start_krow) and freezes it with SIGSTOP as soon as it has
+  // committed its first batch, so that a test can change the cluster under a running sync;
+  // SIGCONT lets it go on. Throws when krow ends first.
+  pid_t start_krow_frozen_after_first_batch(const std::vector<std::string>& args);
+
   // Waits up to `within` for a process started by start_krow to end (SIGKILLed after that);
   // true when it ended by itself. Its wait status goes to `status`.
   static bool finishes(pid_t pid, std::chrono::seconds within, int& status);

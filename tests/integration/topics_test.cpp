@@ -2,6 +2,9 @@
 // crossed several times, a compacted topic with gaps, a topic deleted and recreated, hostile
 // and over-long names, and a second sync with nothing new.
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -143,6 +146,91 @@ TEST_P(Topics, DeletedAndRecreatedTopicRowsCoexist) {
   }
   EXPECT_EQ(dead, 2);
   EXPECT_EQ(lag, 4);
+}
+
+// Messages of ~10 kB, {"i": n, "tag": tag, "pad": ...}: 4,000 of them (40 MB) are more than
+// the reader fetches ahead, so a sync frozen after its first batch has most still to fetch.
+void produce_large(Producer& p, const std::string& topic, int n, const std::string& tag, int partition = -1) {
+  const std::string pad(10000, 'x');
+  for (int i = 0; i < n; ++i) {
+    Record r{std::nullopt, "{\"i\": " + std::to_string(i) + ", \"tag\": \"" + tag + "\", \"pad\": \"" + pad + "\"}"};
+    if (partition >= 0) r.partition = partition;
+    p.send(topic, r);
+  }
+  p.flush();
+}
+
+TEST_P(Topics, TopicRecreatedDuringASyncStopsThereAndNothingOfTheNewOneIsStoredUnderTheOldId) {
+  const auto topic = make_topic("recreated-live");
+  Producer p(bootstrap_);
+  produce_large(p, topic, 4000, "old");
+  const auto manifest = write_manifest({topic}, "batch:\n  max_messages: 200\n");
+  const pid_t pid = start_krow_frozen_after_first_batch({"sync", "-q", manifest});
+  // Under the frozen sync, the topic is deleted and made again, with as many messages.
+  admin_.delete_topic(topic);
+  admin_.create_topic(topic, 1);
+  admin_.wait_for_topic(topic, 1);
+  Producer p2(bootstrap_);
+  produce_large(p2, topic, 4000, "new");
+  kill(pid, SIGCONT);
+  int status = 0;
+  ASSERT_TRUE(finishes(pid, std::chrono::seconds(120), status));
+  std::ifstream err_file(dir() / "krow-bg.err");
+  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2) << err;  // partial: that table stopped
+  EXPECT_NE(err.find("deleted and recreated while the sync ran"), std::string::npos) << err;
+
+  // Under the old topic ID: offsets 0..k-1 of the old topic, each once, none of the new one.
+  const auto rows = probe().rows(table_of(topic));
+  ASSERT_FALSE(rows.empty());
+  const auto old_id = rows[0].topic_id;
+  int64_t next = 0;
+  for (const auto& r : rows) {
+    ASSERT_EQ(r.topic_id, old_id);
+    EXPECT_EQ(r.offset, next++);
+    ASSERT_TRUE(r.value);
+    EXPECT_NE(r.value->find("\"old\""), std::string::npos) << "a message of the new topic stored under the old ID, offset "
+                                                            << r.offset;
+  }
+  EXPECT_LT(next, 4000);
+  EXPECT_EQ(probe().positions_sum(), next);
+
+  // The next sync copies the new topic, whole, under its own ID.
+  sync_ok(manifest);
+  std::map<std::string, int64_t> new_rows;
+  for (const auto& r : probe().rows(table_of(topic)))
+    if (r.topic_id != old_id) {
+      ++new_rows[r.topic_id];
+      EXPECT_NE(r.value->find("\"new\""), std::string::npos);
+    }
+  ASSERT_EQ(new_rows.size(), 1u);
+  EXPECT_EQ(new_rows.begin()->second, 4000);
+}
+
+TEST_P(Topics, PartitionsAddedDuringASyncAreReadByTheNextSync) {
+  const auto topic = make_topic("grown", 2);
+  Producer p(bootstrap_);
+  produce_large(p, topic, 2000, "before", 0);
+  produce_large(p, topic, 2000, "before", 1);
+  const auto manifest = write_manifest({topic}, "batch:\n  max_messages: 200\n");
+  const pid_t pid = start_krow_frozen_after_first_batch({"sync", "-q", manifest});
+  admin_.add_partitions(topic, 4);
+  Producer p2(bootstrap_);  // one that learns of the new partitions
+  for (int partition = 0; partition < 4; ++partition) produce_large(p2, topic, 10, "after", partition);
+  kill(pid, SIGCONT);
+  int status = 0;
+  ASSERT_TRUE(finishes(pid, std::chrono::seconds(120), status));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  // This sync read the two partitions it planned, up to the boundaries it captured.
+  std::map<int32_t, int64_t> per_partition;
+  for (const auto& r : probe().rows(table_of(topic))) ++per_partition[r.partition];
+  EXPECT_EQ(per_partition, (std::map<int32_t, int64_t>{{0, 2000}, {1, 2000}}));
+  // The next one reads the rest, the new partitions from their start.
+  sync_ok(manifest);
+  const auto rows = probe().rows(table_of(topic));
+  EXPECT_EQ(differences(rows, consume_all(bootstrap_, topic)), 0u);
+  EXPECT_EQ(rows.size(), 4040u);
 }
 
 TEST_P(Topics, HostileNamesBecomeSafeTables) {

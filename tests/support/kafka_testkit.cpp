@@ -123,6 +123,25 @@ void Admin::delete_records(const std::string& topic, int32_t partition, int64_t 
   if (err) throw std::runtime_error(std::string("delete records: ") + rd_kafka_err2str(err));
 }
 
+void Admin::add_partitions(const std::string& topic, int total) {
+  char err[512];
+  rd_kafka_NewPartitions_t* np = rd_kafka_NewPartitions_new(topic.c_str(), static_cast<size_t>(total), err, sizeof err);
+  if (!np) throw std::runtime_error(std::string("new partitions: ") + err);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk_);
+  rd_kafka_CreatePartitions(rk_, &np, 1, nullptr, q);
+  rd_kafka_event_t* ev = await(q, "create partitions");
+  size_t n = 0;
+  const auto** res = rd_kafka_CreatePartitions_result_topics(rd_kafka_event_CreatePartitions_result(ev), &n);
+  std::string failure = rd_kafka_event_error(ev) ? rd_kafka_event_error_string(ev) : "";
+  if (failure.empty() && n == 1 && rd_kafka_topic_result_error(res[0]))
+    failure = rd_kafka_topic_result_error_string(res[0]);
+  rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_NewPartitions_destroy(np);
+  if (!failure.empty()) throw std::runtime_error("create partitions of " + topic + ": " + failure);
+  wait_for_topic(topic, total);
+}
+
 void Admin::grant(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
                   rd_kafka_AclOperation_t operation) {
   char err[512];

@@ -37,6 +37,8 @@ class Admin {
   // Deletes the records of topic/partition below offset `before` (the log start moves up
   // to it), as retention would.
   void delete_records(const std::string& topic, int32_t partition, int64_t before);
+  // Raises the partition count of `topic` to `total`, and waits until it can be described so.
+  void add_partitions(const std::string& topic, int total);
   // Grants `principal` (e.g. "User:krow") an operation on a topic or group resource, by
   // literal name or by prefix (`prefixed`). Waits until the broker applies it.
   void grant(rd_kafka_ResourceType_t type, const std::string& name, bool prefixed, const std::string& principal,
