@@ -1,7 +1,9 @@
 // bench-produce: fills a topic quickly with N order messages, each with a key and a header,
 // for benchmarks: JSON text of about 350 bytes, or with --avro SCHEMA_ID the same orders
-// in Avro (bench/order.avsc, registered beforehand) framed for the schema registry.
-//   bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID]
+// in Avro (bench/order.avsc, registered beforehand) framed for the schema registry. With
+// --pad BYTES, JSON orders carry a "pad" string of that many characters (large messages
+// that fill many partitions quickly).
+//   bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID] [--pad BYTES]
 // Creates the topic (PARTITIONS, default 6) if it does not exist.
 
 #include <bit>
@@ -88,15 +90,17 @@ std::string avro_order(const Order& o, int32_t schema_id) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID]\n");
+    std::fprintf(stderr, "usage: bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID] [--pad BYTES]\n");
     return 2;
   }
   const std::string bootstrap = argv[1], topic = argv[2];
   const long n = std::stol(argv[3]);
   int partitions = 6;
   int32_t avro_schema_id = -1;
+  std::string pad;
   for (int i = 4; i < argc; ++i) {
     if (std::strcmp(argv[i], "--avro") == 0 && i + 1 < argc) avro_schema_id = std::stoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--pad") == 0 && i + 1 < argc) pad.assign(std::stoul(argv[++i]), 'p');
     else partitions = std::stoi(argv[i]);
   }
   try {
@@ -108,8 +112,9 @@ int main(int argc, char** argv) {
     size_t value_bytes = 0;
     for (long i = 0; i < n; ++i) {
       const Order o{i, i % 10007, i % 997, (i * 7) % 997};
-      krow::testkit::Record r{"customer-" + std::to_string(o.customer),
-                              avro_schema_id < 0 ? json_order(o) : avro_order(o, avro_schema_id),
+      std::string value = avro_schema_id < 0 ? json_order(o) : avro_order(o, avro_schema_id);
+      if (!pad.empty() && avro_schema_id < 0) value.insert(value.size() - 1, ", \"pad\": \"" + pad + "\"");
+      krow::testkit::Record r{"customer-" + std::to_string(o.customer), std::move(value),
                               {{"trace-id", "t-" + std::to_string(i)}}};
       value_bytes += r.value->size();
       p.send(topic, r);

@@ -28,8 +28,11 @@ a whole process from start to exit unless said otherwise (median of --runs):
   resume    a sync killed with SIGKILL halfway, then the sync that finishes the job; the
             table must then hold every message exactly once
   memory    one sync of a topic --big times larger, to compare peak memory
-  wide      one sync of a topic of --wide partitions (1,000; a fifth of the messages): the
-            prefetch budget is shared, so memory must not grow with the partition count
+  wide      the consume-only ceiling and one sync of a topic of --wide partitions (1,000),
+            each holding --wide-mb (1.5) MB of orders padded to 8 kB: more than one fetch per
+            partition, so that a reader fetching every partition at once would hold a fetch
+            of each (1,000 x 1 MiB). Only a few partitions are fetched at once, so memory must
+            not grow with the partition count: their peak RSS beside the 6-partition rows
 
 The last column gives krow's time divided by each ceiling's and peer's (JSON rows against
 krow's JSON sync, Avro against its Avro sync): 1.00 is as fast as that row, 2.00 twice as slow,
@@ -219,8 +222,10 @@ def register_avro_schema(topic: str) -> int:
         return int(json.load(resp)["id"])
 
 
-def produce(topic: str, messages: int, avro: bool, partitions: int = 6) -> None:
+def produce(topic: str, messages: int, avro: bool, partitions: int = 6, pad: int = 0) -> None:
     cmd = [str(PRODUCE), BOOTSTRAP, topic, str(messages), str(partitions)]
+    if pad:
+        cmd += ["--pad", str(pad)]
     if avro:
         cmd += ["--avro", str(register_avro_schema(topic))]
     log(check(run_measured(cmd), "producing " + topic)["stdout"].strip())
@@ -443,7 +448,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="measurements per scenario (median)")
     ap.add_argument("--big", type=int, default=3, help="memory check: a topic this many times larger (0: skip)")
     ap.add_argument("--wide", type=int, default=1000,
-                    help="memory check: a topic with this many partitions, 1/5 of the messages (0: skip)")
+                    help="memory check: a topic with this many partitions (0: skip)")
+    ap.add_argument("--wide-mb", type=float, default=1.5, help="MB of messages in each partition of the wide topic")
     ap.add_argument("--no-avro", action="store_true", help="skip the Avro topic (no registry needed)")
     ap.add_argument("--no-peers", action="store_true", help="skip the Python and Kafka Connect peers")
     ap.add_argument("--warehouse", choices=["duckdb", "postgres"], default="duckdb",
@@ -534,11 +540,16 @@ def main() -> int:
 
             if args.wide > 0:
                 topics.append(wide_topic)
-                produce(wide_topic, n // 5, avro=False, partitions=args.wide)
-                wide_row, _ = sync_runs(wh, f"JSON krow sync, {args.wide:,} partitions", work, "wide", wide_topic,
-                                        n // 5, 1, avro=False)
+                pad = 8000
+                wide_n = int(args.wide * args.wide_mb * 1e6 / (pad + 350))
+                produce(wide_topic, wide_n, avro=False, partitions=args.wide, pad=pad)
+                label = f"{args.wide:,} partitions x {args.wide_mb:g} MB"
+                wide_ceil = ceiling(f"JSON consume-only ceiling, {label}", wide_topic, 1)
+                wide_ceil["rss_vs_6_partitions"] = round(wide_ceil["peak_rss_mib"] / ceil["peak_rss_mib"], 2)
+                wide_row, _ = sync_runs(wh, f"JSON krow sync, {label}", work, "wide", wide_topic, wide_n, 1,
+                                        avro=False)
                 wide_row["rss_vs_6_partitions"] = round(wide_row["peak_rss_mib"] / json_row["peak_rss_mib"], 2)
-                rows.append(wide_row)
+                rows += [wide_ceil, wide_row]
         finally:
             if isinstance(wh, Postgres):
                 wh.drop("json")
@@ -565,7 +576,8 @@ def main() -> int:
     if args.big > 0:
         notes.append(f"peak RSS at {args.big}x messages / at 1x: {big_row['rss_vs_1x']:.2f}")
     if args.wide > 0:
-        notes.append(f"peak RSS with {args.wide:,} partitions / with 6: {wide_row['rss_vs_6_partitions']:.2f}")
+        notes.append(f"peak RSS with {args.wide:,} partitions / with 6: ceiling {wide_ceil['rss_vs_6_partitions']:.2f}, "
+                     f"krow sync {wide_row['rss_vs_6_partitions']:.2f}")
     for note in notes:
         print(note)
     machine = {"cpus": os.cpu_count(), "cpu": _cpu_model(), "kernel": os.uname().release}
