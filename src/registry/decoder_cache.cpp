@@ -4,8 +4,9 @@
 
 namespace krow {
 
-DecoderCache::DecoderCache(const RegistryConfig& config, const DecodeOptions& options)
-    : registry_(config), options_(options) {}
+DecoderCache::DecoderCache(const RegistryConfig& config, const DecodeOptions& options,
+                           std::chrono::seconds retry_budget)
+    : registry_(config, retry_budget), options_(options) {}
 
 SchemaSource::Lookup DecoderCache::lookup(SchemaId schema_id) {
   if (auto it = entries_.find(schema_id); it != entries_.end()) return it->second.lookup;
@@ -39,6 +40,7 @@ SchemaSource::Lookup DecoderCache::lookup(SchemaId schema_id) {
     } catch (const std::exception& ex) {
       e.lookup.status = Status::unusable;
       e.lookup.reason = "schema ID " + std::to_string(schema_id.value()) + " cannot be used: " + ex.what();
+      if (!answer.loop_cut.empty()) e.lookup.reason += "; " + answer.loop_cut;
     }
   }
   return entries_.emplace(schema_id, std::move(e)).first->second.lookup;

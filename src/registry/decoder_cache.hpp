@@ -3,6 +3,7 @@
 // once into a decoder, and keeps both for the run.
 // Thread: the reading thread only.
 
+#include <chrono>
 #include <map>
 #include <memory>
 
@@ -13,7 +14,10 @@ namespace krow {
 
 class DecoderCache : public SchemaSource {
  public:
-  DecoderCache(const RegistryConfig& config, const DecodeOptions& options);
+  // `retry_budget`: how long transient registry failures are retried before lookup() throws
+  // Error(transient) (SchemaRegistry).
+  DecoderCache(const RegistryConfig& config, const DecodeOptions& options,
+               std::chrono::seconds retry_budget = std::chrono::seconds(300));
   Lookup lookup(SchemaId schema_id) override;
   int registry_requests() const { return registry_.requests(); }
 

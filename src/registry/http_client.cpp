@@ -1,7 +1,10 @@
 #include "registry/http_client.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <mutex>
+#include <optional>
+#include <string_view>
 
 #include "util/error.hpp"
 #include "util/files.hpp"
@@ -11,18 +14,45 @@ namespace krow {
 
 namespace {
 
+// Stops the transfer (by taking fewer bytes than offered, which libcurl turns into
+// CURLE_WRITE_ERROR) once the body would grow past the limit, so a huge or endless answer
+// costs at most kMaxBodyBytes of memory.
 size_t on_body(char* data, size_t size, size_t n, void* user) {
-  static_cast<HttpResponse*>(user)->body.append(data, size * n);
+  auto& r = *static_cast<HttpResponse*>(user);
+  if (r.body.size() + size * n > HttpClient::kMaxBodyBytes) {
+    r.over_limit = true;
+    r.body_bytes = r.body.size() + size * n;
+    std::string().swap(r.body);
+    return 0;
+  }
+  r.body.append(data, size * n);
   return size * n;
 }
 
+// The value of header `line` when its name is `name` (lower case, with the colon), trimmed.
+std::optional<std::string> header_value(const std::string& line, std::string_view name) {
+  if (lower_ascii(line.substr(0, name.size())) != name) return std::nullopt;
+  auto v = line.substr(name.size());
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  return v;
+}
+
 size_t on_header(char* data, size_t size, size_t n, void* user) {
-  std::string line(data, size * n);
-  if (lower_ascii(line).rfind("retry-after:", 0) == 0) {
-    auto v = line.substr(12);
-    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
-    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
-    static_cast<HttpResponse*>(user)->retry_after = v;
+  auto& r = *static_cast<HttpResponse*>(user);
+  const std::string line(data, size * n);
+  if (auto v = header_value(line, "retry-after:")) r.retry_after = *v;
+  if (auto v = header_value(line, "content-type:")) r.content_type = *v;
+  if (auto v = header_value(line, "content-length:")) {
+    // An announced size over the limit is refused before any of the body is read.
+    uint64_t length = 0;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), length);
+    if ((ec == std::errc() && length > HttpClient::kMaxBodyBytes) ||
+        ec == std::errc::result_out_of_range) {
+      r.over_limit = r.size_announced = true;
+      r.body_bytes = ec == std::errc() ? length : UINT64_MAX;
+      return 0;
+    }
   }
   return size * n;
 }
@@ -67,6 +97,10 @@ HttpResponse HttpClient::get(const std::string& path) {
   curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, err);
   const CURLcode rc = curl_easy_perform(curl_);
   curl_slist_free_all(headers);
+  if (r.over_limit) {  // an answer, just too large to read: not a transport failure
+    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &r.status);
+    return r;
+  }
   if (rc != CURLE_OK) {
     r.transport_error = err[0] ? err : curl_easy_strerror(rc);
     switch (rc) {

@@ -4,9 +4,12 @@
 // request per schema ID, not per message). Diamonds resolve once; a reference loop is cut
 // where it closes.
 //
-// Transient failures (network, timeouts, HTTP 5xx, 429 honouring Retry-After) are retried
-// with exponential backoff up to `retry_budget`, then throw Error(transient). Definitive
-// answers (404 schema not found, 401/403) are returned, never thrown.
+// Transient failures (network, timeouts, a body cut short, HTTP 5xx, 429 honouring
+// Retry-After) are retried with exponential backoff up to `retry_budget`, then throw
+// Error(transient). Definitive answers (404 schema not found, 401/403, and answers that are
+// not a registry's: HTML pages, JSON of the wrong shape, bodies over
+// HttpClient::kMaxBodyBytes, references nested past kMaxReferenceDepth) are returned, never
+// thrown. No reason or message ever holds the registry password.
 // Thread: one thread at a time.
 
 #include <chrono>
@@ -27,7 +30,15 @@ class SchemaRegistry {
     Outcome outcome = Outcome::not_found;
     std::shared_ptr<const ResolvedSchema> schema;  // when found
     std::string reason;                            // when not found or refused: what and what to do
+    // When found: where a reference loop was cut, if one was ("" otherwise). A schema that
+    // needs the cut reference then fails to compile, and this says why.
+    std::string loop_cut;
   };
+
+  // A real registry cannot hold a reference chain or loop (a schema's references must be
+  // registered before it), so a chain this deep comes from a broken or hostile endpoint;
+  // the bound also bounds the recursion and the requests for one schema ID.
+  static constexpr int kMaxReferenceDepth = 64;
 
   SchemaRegistry(const RegistryConfig& config, std::chrono::seconds retry_budget = std::chrono::seconds(300));
 
@@ -40,12 +51,19 @@ class SchemaRegistry {
   struct Fetched {
     long status = 0;
     std::string body;
+    std::string content_type;
   };
-  // GET with retries for transient failures; returns the final HTTP answer.
-  Fetched get(const std::string& path);
-  std::shared_ptr<const ResolvedSchema> parse(const std::string& body, int32_t id, const std::string& where);
-  std::shared_ptr<const ResolvedSchema> by_subject_version(const std::string& subject, int64_t version);
+  // GET with retries for transient failures; returns the final HTTP answer. `where` names
+  // what is fetched ("schema ID 7") for the refusal of an answer over the size limit.
+  Fetched get(const std::string& path, const std::string& where);
+  std::shared_ptr<const ResolvedSchema> parse(const Fetched& answer, int32_t id,
+                                              const std::string& where, int depth);
+  std::shared_ptr<const ResolvedSchema> by_subject_version(const std::string& subject,
+                                                           int64_t version, int depth);
   [[noreturn]] void refused(long status, const std::string& what);
+  // `text` with the registry password masked: reasons quote what a registry or proxy sent
+  // (a page title), and a hostile one may echo the credentials it was given.
+  std::string without_password(std::string text) const;
 
   RegistryConfig config_;
   HttpClient http_;
@@ -53,6 +71,8 @@ class SchemaRegistry {
   std::map<int32_t, Answer> by_id_;
   std::map<std::pair<std::string, int64_t>, std::shared_ptr<const ResolvedSchema>> by_version_;
   std::map<std::pair<std::string, int64_t>, bool> resolving_;  // loop guard
+  int32_t resolving_id_ = 0;  // the schema ID whose references are being fetched (for messages)
+  std::string loop_cut_;      // the first loop cut while resolving `resolving_id_`
   int requests_ = 0;
 };
 

@@ -4,12 +4,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "codec/format.hpp"
 #include "codec/payload_decoder.hpp"
+#include "codec/schema_decoder.hpp"
+#include "codec/schema_source.hpp"
 
 namespace krow {
 
@@ -269,6 +273,70 @@ TEST_F(PayloadTest, SlicesOfSuccessiveDecodesStayValid) {
   EXPECT_EQ(text(a.text), "{\"n\":1}");
   EXPECT_EQ(text(b.text), "\"plain\"");
   EXPECT_EQ(text(c.base64), "/w==");
+}
+
+// A registry that knows one JSON Schema, ID 9: the decoder the registry side would compile.
+class OneJsonSchema : public SchemaSource {
+ public:
+  OneJsonSchema() {
+    ResolvedSchema schema;
+    schema.type = SchemaType::json;
+    schema.id = 9;
+    schema.text = R"({"type":"object"})";
+    decoder_ = compile_json_schema(schema, DecodeOptions{});
+  }
+  Lookup lookup(SchemaId id) override {
+    Lookup l;
+    if (id != SchemaId(9)) return l;
+    l.status = Status::ready;
+    l.decoder = decoder_.get();
+    l.format = Format::json_schema;
+    return l;
+  }
+
+ private:
+  std::unique_ptr<SchemaDecoder> decoder_;
+};
+
+TEST(PayloadJsonSchema, ValidJsonIsJsonSchema) {
+  OneJsonSchema registry;
+  PayloadDecoder decoder{DecoderOptions{}, &registry};
+  std::string arena;
+  const std::string_view framed("\0\0\0\0\x09{\"a\":1}", 12);
+  const Decoded d = decoder.decode_value(framed.data(), framed.size(), arena);
+  EXPECT_EQ(d.format, Format::json_schema);
+  EXPECT_EQ(d.schema_id, SchemaId(9));
+  EXPECT_EQ(d.text.view(arena), R"({"a":1})");
+  EXPECT_FALSE(d.base64.present);
+  EXPECT_FALSE(d.error.present);
+}
+
+TEST(PayloadJsonSchema, BodyThatIsNotJsonIsSchemaRegistryWithItsBytes) {
+  // SPEC §3: a framed value that cannot be decoded is `schema_registry`, value NULL, the raw
+  // bytes (header included) in value_base64, the reason in decode_error; never `string`.
+  OneJsonSchema registry;
+  PayloadDecoder decoder{DecoderOptions{}, &registry};
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {std::string_view("\0\0\0\0\x09{\"a\":", 10), "AAAAAAl7ImEiOg=="},  // cut short
+      {std::string_view("\0\0\0\0\x09{} x", 9), "AAAAAAl7fSB4"},          // trailing text
+      {std::string_view("\0\0\0\0\x09", 5), "AAAAAAk="},                  // no body at all
+      {std::string_view("\0\0\0\0\x09\"\xff\"", 8), "AAAAAAki/yI="},      // not UTF-8
+  };
+  for (const auto& [framed, base64] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(std::string(framed)));
+    std::string arena = "earlier rows";
+    const Decoded d = decoder.decode_value(framed.data(), framed.size(), arena);
+    EXPECT_EQ(d.format, Format::schema_registry);
+    EXPECT_EQ(d.schema_id, SchemaId(9));
+    EXPECT_FALSE(d.text.present);
+    ASSERT_TRUE(d.base64.present);
+    EXPECT_EQ(d.base64.view(arena), base64);
+    ASSERT_TRUE(d.error.present);
+    EXPECT_EQ(d.error.view(arena),
+              "value could not be decoded with schema ID 9 (json_schema): the payload after the "
+              "JSON Schema header is "
+              "not one valid JSON document");
+  }
 }
 
 }  // namespace
