@@ -7,8 +7,8 @@
 namespace krow::kafka {
 
 namespace {
-constexpr int kPrefetchKiB = 16 << 10;    // messages fetched ahead, across all partitions read
-constexpr int kMinPrefetchKiB = 1 << 10;  // one fetch response (max.partition.fetch.bytes)
+constexpr int kPrefetchKiB = 16 << 10;    // fetched ahead, across all partitions read
+constexpr int kMinPrefetchKiB = 1 << 10;  // one partition's fetch (max.partition.fetch.bytes)
 }  // namespace
 
 size_t max_fetching_partitions() { return kPrefetchKiB / kMinPrefetchKiB; }

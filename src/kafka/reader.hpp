@@ -18,14 +18,20 @@
 
 namespace krow::kafka {
 
-// Prefetch memory is one budget (16 MiB) shared by the partitions being fetched at once, at
-// least one fetch (1 MiB, max.partition.fetch.bytes) each: the least that keeps a partition
-// reading at full speed. So at most this many partitions are fetched at once; the others
-// wait for one of them to finish.
+// Prefetch memory: messages queued for the reader, and fetch responses on their way.
+// - The queue: librdkafka checks queued.max.messages.kbytes per partition, but measures a
+//   partition that forwards into a shared queue (as every partition of a Reader does) by the
+//   size of that shared queue, so the setting bounds the whole queue.
+// - Fetch responses: each partition in a fetch may bring up to max.partition.fetch.bytes
+//   (1 MiB). Left alone, librdkafka fetches every started partition at once, up to
+//   fetch.max.bytes (50 MiB) per broker: memory that grows with the partition and broker
+//   count. So at most max_fetching_partitions() partitions are started at once (16, one
+//   16 MiB budget of fetches); the others wait for one of them to finish.
 size_t max_fetching_partitions();
 
-// The prefetch memory (librdkafka's queued.max.messages.kbytes, which applies per partition)
-// to give each of `partitions` partitions fetched at once: the budget shared by all of them.
+// The queue bound (queued.max.messages.kbytes) for a reader fetching `partitions` at once:
+// the 16 MiB budget shared out, down to one fetch per partition, the least that keeps a
+// partition reading at full speed.
 int prefetch_kib_per_partition(size_t partitions);
 
 class Reader {

@@ -4,9 +4,9 @@
 // to which table. It owns the Kafka reading client and the reading state of every
 // partition; it knows nothing of rows or warehouses.
 //
-// Prefetch memory is bounded whatever the partition count: at most
-// kafka::max_fetching_partitions() partitions are fetched at once, the others wait in plan
-// order until one of them is done.
+// Prefetch memory is bounded whatever the partition and broker count: at most
+// kafka::max_fetching_partitions() partitions are fetched at once (see kafka/reader.hpp), the
+// others wait in plan order until one of them is done.
 //
 // The cluster can change under a running sync; each change is reported, never papered over:
 // - records deleted below a partition's position (retention, a records deletion): a Gap,
