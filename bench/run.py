@@ -558,13 +558,13 @@ def main() -> int:
                                capture_output=True)
 
     server_col = any("server_peak_rss_mib" in r for r in rows)
-    print(f"\n{'scenario':<46} {'messages':>10} {'wall s':>8} {'messages/s':>11} {'MB/s':>7} {'peak RSS MiB':>13} "
+    print(f"\n{'scenario':<52} {'messages':>10} {'wall s':>8} {'messages/s':>11} {'MB/s':>7} {'peak RSS MiB':>13} "
           f"{'krow time / this':>17}" + (f" {'server RSS MiB':>15}" if server_col else ""))
     for r in rows:
         ratio = f"{r['krow_time_ratio']:.2f}" if "krow_time_ratio" in r else ""
         mb = "-" if r["mb_per_s"] is None else f"{r['mb_per_s']:.1f}"
         rss = "-" if not r["peak_rss_mib"] else f"{r['peak_rss_mib']:.0f}"
-        line = (f"{r['scenario']:<46} {r['messages']:>10,} {r['wall_s']:>8.2f} {r['messages_per_s']:>11,} "
+        line = (f"{r['scenario']:<52} {r['messages']:>10,} {r['wall_s']:>8.2f} {r['messages_per_s']:>11,} "
                 f"{mb:>7} {rss:>13} {ratio:>17}")
         if server_col:
             srv = f"{r['server_peak_rss_mib']:.0f}" if "server_peak_rss_mib" in r else ""

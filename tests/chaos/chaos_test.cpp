@@ -1,6 +1,7 @@
 // Fault injection: krow killed with SIGKILL at random moments during a sync and a full
 // resync, two syncs of one sync ID started at the same instant, the warehouse file made
-// unwritable mid-batch (a file size limit), the broker stopped and started during one sync.
+// unwritable mid-batch (a file size limit), the broker stopped and started during one sync,
+// records deleted under a running sync.
 // After each scenario every message up to the boundary must be in its table exactly once and
 // equal to what an independent consumer reads.
 //
@@ -349,6 +350,71 @@ TEST_F(Chaos, RegistryFrontStoppedLongerThanOneRetry) {
   EXPECT_EQ(unknown_ids, outages - 1);
   expect_exact(t);
   report("registry front stopped longer than one retry", waited, t);
+}
+
+TEST_F(Chaos, RecordsDeletedUnderARunningSyncAreRecordedAsGaps) {
+  const int rounds = scaled(1, 5), partitions = 4, per_partition = 2000, deleted_below = 1500;
+  Tally all;
+  int64_t gapped = 0;
+  const std::string pad(10000, 'g');
+  for (int round = 0; round < rounds; ++round) {
+    // 80 MB over 4 partitions: far more than a sync fetches ahead, so most of each partition
+    // is still in Kafka when the records go.
+    const auto topic = make_topic("chaos-expiring", partitions);
+    Producer p(bootstrap_, {}, {{"linger.ms", "20"}, {"queue.buffering.max.kbytes", "1048576"}});
+    for (int part = 0; part < partitions; ++part)
+      for (int i = 0; i < per_partition; ++i) {
+        Record r{"k" + std::to_string(i), "{\"p\": " + std::to_string(part) + ", \"i\": " + std::to_string(i) +
+                                              ", \"pad\": \"" + pad + "\"}"};
+        r.partition = part;
+        p.send(topic, r);
+      }
+    p.flush();
+    const auto before = consume_all(bootstrap_, topic);  // the oracle, taken before the deletion
+    const auto manifest = write_manifest({topic}, "batch:\n  max_messages: 500\n");
+    const pid_t pid = start_krow_frozen_after_first_batch({"sync", "-q", manifest});
+    for (int part = 0; part < partitions; ++part) admin_.delete_records(topic, part, deleted_below);
+    kill(pid, SIGCONT);
+    int status = 0;
+    ASSERT_TRUE(finishes(pid, std::chrono::seconds(300), status));
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+
+    // Every message is stored once and equal to the oracle's, or lies in a gap of the run
+    // record; nothing else.
+    simdjson::dom::parser parser;
+    const auto record_text = probe().run_records().at(0);
+    simdjson::dom::element record = parser.parse(record_text);
+    std::map<int32_t, std::pair<int64_t, int64_t>> gaps;
+    for (auto g : record["gaps"].get_array()) {
+      EXPECT_NE(std::string_view(g["reason"]).find("while the sync ran"), std::string_view::npos) << record_text;
+      gaps[static_cast<int32_t>(int64_t(g["partition"]))] = {int64_t(g["from"]), int64_t(g["to"])};
+    }
+    const auto rows = probe().rows(table_of(topic));
+    std::map<std::pair<int32_t, int64_t>, const StoredRow*> stored;
+    Tally t;
+    for (const auto& r : rows)
+      if (!stored.emplace(std::make_pair(r.partition, r.offset), &r).second) ++t.duplicated;
+    t.expected = static_cast<int64_t>(before.size());
+    t.found = static_cast<int64_t>(rows.size());
+    int64_t in_gaps = 0;
+    for (const auto& m : before) {
+      const auto it = stored.find({m.partition, m.offset});
+      const auto g = gaps.find(m.partition);
+      const bool gap = g != gaps.end() && m.offset >= g->second.first && m.offset < g->second.second;
+      if (it == stored.end()) {
+        if (gap) ++in_gaps; else ++t.lost;
+        continue;
+      }
+      t.differing += gap || it->second->value != probe().canonical_json(m.value);
+    }
+    t.expected -= in_gaps;  // messages the cluster deleted before krow could read them
+    EXPECT_GT(in_gaps, 0) << "the deletion came after krow had read everything";
+    expect_exact(t);
+    all += t;
+    gapped += in_gaps;
+  }
+  report("records deleted under a running sync (" + std::to_string(gapped) + " offsets recorded as gaps)", rounds,
+         all);
 }
 
 TEST_F(Chaos, BrokerStoppedAndStartedDuringOneSync) {
