@@ -1,6 +1,7 @@
 #include "kafka/cluster.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "kafka/errors.hpp"
 #include "util/error.hpp"
@@ -61,7 +62,34 @@ EventPtr Cluster::await(rd_kafka_queue_t* queue, const char* what) {
   throw Error(ErrorClass::transient, std::string(what) + " timed out");
 }
 
+template <class Ask, class Retriable>
+auto Cluster::settled(Ask ask, Retriable retriable) {
+  const auto deadline = std::chrono::steady_clock::now() + retry_budget_;
+  for (auto backoff = std::chrono::milliseconds(100);; backoff = std::min(backoff * 2, std::chrono::milliseconds(3200))) {
+    const bool last = std::chrono::steady_clock::now() + backoff > deadline;
+    try {
+      auto answer = ask();
+      if (last || !retriable(answer)) return answer;
+    } catch (const Error& e) {
+      if (last || e.error_class() != ErrorClass::transient) throw;
+    }
+    std::this_thread::sleep_for(backoff);
+  }
+}
+
 std::vector<TopicDescription> Cluster::describe(const std::vector<std::string>& names) {
+  return settled([&] { return describe_once(names); }, [](const std::vector<TopicDescription>& answer) {
+    return std::any_of(answer.begin(), answer.end(), [](const TopicDescription& d) { return is_retriable(d.error); });
+  });
+}
+
+std::vector<PartitionOffsets> Cluster::offsets(const std::vector<TopicPartition>& partitions) {
+  return settled([&] { return offsets_once(partitions); }, [](const std::vector<PartitionOffsets>& answer) {
+    return std::any_of(answer.begin(), answer.end(), [](const PartitionOffsets& o) { return is_retriable(o.error); });
+  });
+}
+
+std::vector<TopicDescription> Cluster::describe_once(const std::vector<std::string>& names) {
   std::vector<TopicDescription> out;
   if (names.empty()) return out;
   std::vector<const char*> c_names;
@@ -136,7 +164,7 @@ std::vector<Offset> Cluster::list_offsets(const std::vector<TopicPartition>& par
   return out;
 }
 
-std::vector<PartitionOffsets> Cluster::offsets(const std::vector<TopicPartition>& partitions) {
+std::vector<PartitionOffsets> Cluster::offsets_once(const std::vector<TopicPartition>& partitions) {
   std::vector<PartitionOffsets> out;
   if (partitions.empty()) return out;
   std::vector<rd_kafka_resp_err_t> e1, e2;

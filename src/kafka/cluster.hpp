@@ -1,6 +1,10 @@
 #pragma once
 // What the cluster says about topics: names the key can describe, topic IDs, partitions,
 // and offsets. All calls block up to their timeout and serve the client's callbacks.
+//
+// describe() and offsets() ask again, with backoff, while an answer is one that a moment
+// fixes (kafka::is_retriable: a leader being elected, a broker still loading, a request that
+// timed out), for up to the retry budget; then they give what they have.
 
 #include <librdkafka/rdkafka.h>
 
@@ -33,8 +37,9 @@ struct PartitionOffsets {
 
 class Cluster {
  public:
-  explicit Cluster(Client& client, std::chrono::milliseconds timeout = std::chrono::seconds(30))
-      : client_(client), timeout_(timeout) {}
+  explicit Cluster(Client& client, std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                   std::chrono::milliseconds retry_budget = std::chrono::seconds(30))
+      : client_(client), timeout_(timeout), retry_budget_(retry_budget) {}
 
   // The cluster ID, or throws transient when the cluster does not answer.
   std::string cluster_id();
@@ -50,6 +55,12 @@ class Cluster {
   std::vector<PartitionOffsets> offsets(const std::vector<TopicPartition>& partitions);
 
  private:
+  // Runs `ask` again while it throws a transient Error or `retriable(answer)` holds, with
+  // backoff, within the retry budget.
+  template <class Ask, class Retriable>
+  auto settled(Ask ask, Retriable retriable);
+  std::vector<TopicDescription> describe_once(const std::vector<std::string>& names);
+  std::vector<PartitionOffsets> offsets_once(const std::vector<TopicPartition>& partitions);
   // Runs one admin request and waits for its result event.
   EventPtr await(rd_kafka_queue_t* queue, const char* what);
   std::vector<Offset> list_offsets(const std::vector<TopicPartition>& partitions, int64_t spec,
@@ -57,6 +68,7 @@ class Cluster {
 
   Client& client_;
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds retry_budget_;
 };
 
 }  // namespace krow::kafka

@@ -18,6 +18,10 @@ bool is_topic_authorization(rd_kafka_resp_err_t err);
 // True for errors that mean the topic (or this incarnation of it) no longer exists.
 bool is_topic_missing(rd_kafka_resp_err_t err);
 
+// True for an answer that a moment fixes: a leader being elected, a broker or coordinator
+// still loading, a request that timed out, throttling, a connection that went away.
+bool is_retriable(rd_kafka_resp_err_t err);
+
 // True when the consumer group's answer will not change by asking again: no READ on the
 // group, a group that has members or another owner, credentials or TLS. Everything else
 // (coordinator loading, not coordinator, timeouts, a broker going away) is worth a retry.

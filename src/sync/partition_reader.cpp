@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <thread>
 
 #include "kafka/errors.hpp"
 #include "util/error.hpp"
@@ -135,20 +134,7 @@ void PartitionReader::handle_error(kafka::Message& m, Handler& handler) {
   if (verbose_) std::fprintf(stderr, "krow: kafka: %s (retrying)\n", m.error_text());
 }
 
-template <class F>
-auto PartitionReader::asking_cluster(F&& ask) {
-  const auto deadline = std::chrono::steady_clock::now() + retry_timeout_;
-  for (auto backoff = std::chrono::milliseconds(200);; backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
-    try {
-      kafka::Cluster cluster(*client_);
-      return ask(cluster);
-    } catch (const Error& e) {
-      if (e.error_class() != ErrorClass::transient || std::chrono::steady_clock::now() + backoff > deadline) throw;
-      if (verbose_) std::fprintf(stderr, "krow: %s (retrying)\n", e.what());
-      std::this_thread::sleep_for(backoff);
-    }
-  }
-}
+kafka::Cluster PartitionReader::cluster() { return kafka::Cluster(*client_, std::chrono::seconds(30), retry_timeout_); }
 
 std::string PartitionReader::deleted(const State& p, const kafka::TopicDescription& now) const {
   if (!kafka::is_topic_missing(now.error)) return {};
@@ -168,7 +154,7 @@ std::string PartitionReader::replaced(const State& p, const kafka::TopicDescript
 void PartitionReader::relocate(State& p, Handler& handler) {
   const auto& topic = p.where.start.topic;
   const TopicPartition tp{topic, p.where.start.partition};
-  const auto described = asking_cluster([&](kafka::Cluster& c) { return c.describe({topic}); });
+  const auto described = cluster().describe({topic});
   if (described.empty()) throw Error(ErrorClass::transient, "the cluster did not describe topic " + topic);
   if (auto why = deleted(p, described[0]); !why.empty()) {
     stop_topic(p.where.topic, why, handler);  // what was read before is the topic's
@@ -179,7 +165,7 @@ void PartitionReader::relocate(State& p, Handler& handler) {
     replace_topic(p.where.topic, why, handler);
     return;
   }
-  const auto now = asking_cluster([&](kafka::Cluster& c) { return c.offsets({tp}); });
+  const auto now = cluster().offsets({tp});
   if (now.at(0).error) throw kafka::make_error(now[0].error, "reading offsets of " + topic, source_.username, topic);
   const Offset earliest = now[0].earliest, end = now[0].last_stable;
   if (earliest > p.next) {
@@ -251,7 +237,7 @@ std::vector<Position> PartitionReader::take_moved(Handler& handler) {
   for (const auto& p : partitions_)
     if (p.moved && topics.emplace(p.where.start.topic, &p).second) names.push_back(p.where.start.topic);
   if (!names.empty() && client_) {
-    for (const auto& now : asking_cluster([&](kafka::Cluster& c) { return c.describe(names); })) {
+    for (const auto& now : cluster().describe(names)) {
       const State& p = *topics.at(now.name);
       if (auto why = deleted(p, now); !why.empty()) stop_topic(p.where.topic, why, handler);
       else if (auto why = replaced(p, now); !why.empty()) replace_topic(p.where.topic, why, handler);

@@ -120,9 +120,8 @@ class PartitionReader {
   // Why the topic of `p` is not the one the plan saw (`now` has another ID), or empty.
   std::string replaced(const State& p, const kafka::TopicDescription& now) const;
   void replace_topic(size_t topic, const std::string& why, Handler& handler);
-  // Runs `ask` on the reading client, retrying transient failures within retry_timeout.
-  template <class F>
-  auto asking_cluster(F&& ask);
+  // Questions to the cluster on the reading client, retried within retry_timeout.
+  kafka::Cluster cluster();
 
   const SourceConfig& source_;
   bool verbose_;

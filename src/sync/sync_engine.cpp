@@ -147,7 +147,7 @@ void SyncRun::record() {
 }
 
 void SyncRun::prepare(kafka::Client& client) {
-  kafka::Cluster cluster(client);
+  kafka::Cluster cluster(client, std::chrono::seconds(30), std::chrono::seconds(manifest_.source.retry_timeout_s));
   if (!manifest_.bound_cluster_id.empty()) {
     const auto id = cluster.cluster_id();
     if (id != manifest_.bound_cluster_id)
