@@ -2,8 +2,9 @@
 # The long form of the fault-injection suite (tests/chaos): kill -9 fifty times during one
 # sync of over a million messages (JSON, Avro through the registry, transactional) and ten
 # times during a full resync, two syncs of one sync ID started together twenty times, the
-# warehouse file hitting a size limit mid-batch, the broker stopped and started ten times
-# during one sync. Starts the services it needs (and stops those it started), then prints
+# warehouse file hitting a size limit mid-batch, the registry's front stopped longer than one
+# retry, records deleted under a running sync (five rounds), the broker stopped and started
+# ten times during one sync. Starts the services it needs (and stops those it started), then prints
 # one row per scenario: rows expected / found / duplicated / lost / differing from an
 # independent consumer. Exit code 0 only when every scenario passed.
 set -euo pipefail

@@ -160,13 +160,20 @@ void PartitionReader::relocate(State& p, Handler& handler) {
     stop_topic(p.where.topic, why, handler);  // what was read before is the topic's
     return;
   }
-  if (described[0].error) throw kafka::make_error(described[0].error, "describing topic " + topic, source_.username, topic);
+  // A refusal (no DESCRIBE any more) stops the topic; what is still retriable after the
+  // retry budget ends the run, to be resumed.
+  auto refused = [&](rd_kafka_resp_err_t err, const std::string& what) {
+    const auto e = kafka::make_error(err, what + topic, source_.username, topic);
+    if (e.error_class() != ErrorClass::fatal_table) throw e;
+    stop_topic(p.where.topic, e.what(), handler);
+  };
+  if (described[0].error) return refused(described[0].error, "describing topic ");
   if (auto why = replaced(p, described[0]); !why.empty()) {
     replace_topic(p.where.topic, why, handler);
     return;
   }
   const auto now = cluster().offsets({tp});
-  if (now.at(0).error) throw kafka::make_error(now[0].error, "reading offsets of " + topic, source_.username, topic);
+  if (now.at(0).error) return refused(now[0].error, "reading offsets of ");
   const Offset earliest = now[0].earliest, end = now[0].last_stable;
   if (earliest > p.next) {
     const Offset to = std::min(earliest, p.where.boundary);
