@@ -12,40 +12,15 @@
 #include <chrono>
 #include <memory>
 
-#include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
+#include "mock_cluster.hpp"
 
 namespace krow {
 namespace {
 
 constexpr int16_t kListOffsets = 2;  // Kafka API key
 
-class ClusterMock : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char err[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err);
-    owner_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    ASSERT_NE(owner_, nullptr) << err;
-    cluster_ = rd_kafka_mock_cluster_new(owner_, 1);
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "orders", 2, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
-    source_.bootstrap_servers = rd_kafka_mock_cluster_bootstraps(cluster_);
-    client_ = std::make_unique<kafka::Client>(source_, kafka::ClientOptions{});
-    client_->check_connection(std::chrono::seconds(10));
-  }
-  void TearDown() override {
-    client_.reset();
-    if (cluster_) rd_kafka_mock_cluster_destroy(cluster_);
-    if (owner_) rd_kafka_destroy(owner_);
-  }
-
-  rd_kafka_t* owner_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  SourceConfig source_;
-  std::unique_ptr<kafka::Client> client_;
-};
+class ClusterMock : public MockClusterTest {};
 
 TEST_F(ClusterMock, OffsetsAnsweredLeaderNotAvailableAreAskedAgain) {
   rd_kafka_mock_push_request_errors(cluster_, kListOffsets, 3, RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE,

@@ -10,35 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "kafka/client.hpp"
 #include "kafka/lag_group.hpp"
+#include "mock_cluster.hpp"
 
 namespace krow {
 namespace {
 
 constexpr int16_t kOffsetCommit = 8;  // Kafka API key of OffsetCommit
 
-class LagGroupMock : public ::testing::Test {
+class LagGroupMock : public MockClusterTest {
  protected:
-  void SetUp() override {
-    char err[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err);
-    owner_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    ASSERT_NE(owner_, nullptr) << err;
-    cluster_ = rd_kafka_mock_cluster_new(owner_, 1);
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, "orders", 2, 1), RD_KAFKA_RESP_ERR_NO_ERROR);
-    source_.bootstrap_servers = rd_kafka_mock_cluster_bootstraps(cluster_);
-    client_ = std::make_unique<kafka::Client>(source_, kafka::ClientOptions{});
-    client_->check_connection(std::chrono::seconds(10));
-  }
-  void TearDown() override {
-    client_.reset();
-    if (cluster_) rd_kafka_mock_cluster_destroy(cluster_);
-    if (owner_) rd_kafka_destroy(owner_);
-  }
-
   // The group's committed offset of orders/`partition`, read back through a group consumer.
   int64_t committed(const std::string& group, int32_t partition) {
     char err[256];
@@ -60,10 +41,6 @@ class LagGroupMock : public ::testing::Test {
     return {{"orders", TopicId{}, Partition(0), Offset(p0)}, {"orders", TopicId{}, Partition(1), Offset(p1)}};
   }
 
-  rd_kafka_t* owner_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  SourceConfig source_;
-  std::unique_ptr<kafka::Client> client_;
 };
 
 TEST_F(LagGroupMock, CoordinatorStillLoadingIsRetriedAndThePositionsLand) {
