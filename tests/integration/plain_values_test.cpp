@@ -3,6 +3,8 @@
 // headers, tombstones, the size limit, both timestamp types, and JSON that an engine's JSON
 // type cannot hold.
 
+#include <chrono>
+
 #include "sync_fixture.hpp"
 
 namespace krow::testkit {
@@ -13,7 +15,10 @@ class PlainValues : public EngineTest {};
 TEST_P(PlainValues, EveryColumnMatchesTheContract) {
   const auto topic = make_topic("plain");
   Producer p(bootstrap_);
-  const int64_t ts = 1767225600123;  // 2026-01-01T00:00:00.123Z
+  // A producer's own timestamp, an hour ago with a millisecond part: a fixed date would fall
+  // out of the broker's 7-day retention one week after it was written, and the records with it.
+  const int64_t ts = (std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count() - 3600) * 1000 + 123;
   auto send = [&](std::optional<std::string> key, std::optional<std::string> value, std::vector<Header> h = {}) {
     Record r{std::move(key), std::move(value), std::move(h), 0, ts};
     p.send(topic, r);
