@@ -22,9 +22,10 @@ const std::vector<BoundSetting>& bound_settings() {
        "Read each partition up to its first message stamped at or after this ISO 8601 time (e.g. "
        "2026-03-01T00:00:00Z), as Kafka's offsets-for-times finds it"},
       {"start_from", "--start-from", "WHERE",
-       "Where a partition with no stored position starts: earliest (the log start, default), latest (the last "
-       "stable offset now: only messages produced from now on), or an ISO 8601 time (its first message stamped "
-       "at or after it)"},
+       "Where the partitions of a topic this sync has no stored position for start: earliest (the log start, "
+       "default), latest (the last stable offset now: only messages produced from now on), or an ISO 8601 time "
+       "(the first message stamped at or after it); partitions added later to a synced topic start at their "
+       "log start"},
   };
   return settings;
 }

@@ -15,7 +15,9 @@
 
 namespace krow {
 
-// Where a partition that has no stored position starts reading.
+// Where the partitions of a topic new to the sync (no stored position for any of its
+// partitions) start reading. A partition added later to a topic already synced starts at its
+// log start whatever this says: all of it is new to the sync.
 struct StartFrom {
   enum class Kind { earliest, latest, time };
   Kind kind = Kind::earliest;

@@ -162,7 +162,8 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
   std::map<TopicPartition, const kafka::PartitionOffsets*> by_tp;
   for (const auto& o : offsets) by_tp[o.partition] = &o;
   std::map<std::pair<TopicId, Partition>, Offset> positions;
-  for (const auto& s : stored) positions[{s.topic_id, s.partition}] = s.next;
+  std::set<TopicId> synced;  // topics this sync has stored a position for
+  for (const auto& s : stored) positions[{s.topic_id, s.partition}] = s.next, synced.insert(s.topic_id);
 
   // Offsets-for-times answers, asked only when a bound needs them.
   const auto& bounds = plan.bounds;
@@ -200,6 +201,10 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
         p.start = p.last_stable, p.started_by = StartedBy::log_truncated;
       } else if (p.stored) {
         p.start = std::max(*p.stored, p.earliest), p.started_by = StartedBy::stored_position;
+      } else if (synced.count(t.topic_id)) {
+        // A partition added to a topic already synced: every message in it is new to this
+        // sync, so start_from (meant for a topic's first sync) must not skip any of them.
+        p.start = p.earliest, p.started_by = StartedBy::log_start;
       } else if (bounds.start_from.kind == StartFrom::Kind::latest) {
         p.start = p.last_stable, p.started_by = StartedBy::start_from_latest;
       } else if (start_at_time) {

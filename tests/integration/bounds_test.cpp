@@ -244,6 +244,16 @@ TEST_P(Bounds, StartFromLatestSkipsWhatIsThereAndTheNextSyncGoesOnFromIt) {
   sync(manifest, {"--start-from", "earliest"});
   EXPECT_EQ(positions(topic), (Positions{{0, 12}, {1, 9}, {2, 7}}));
   EXPECT_EQ(differences(probe().rows(table), oracle(topic, positions(topic), {{0, 10}, {1, 6}, {2, 3}})), 0u);
+
+  // A partition added to the topic later is new to the sync as a whole: read from its start
+  // even under `latest`, or its first messages would be lost.
+  admin_.add_partitions(topic, 4);
+  fill(topic, {0, 0, 0, 5}, 200);
+  sync(manifest);
+  EXPECT_EQ(positions(topic), (Positions{{0, 12}, {1, 9}, {2, 7}, {3, 5}}));
+  EXPECT_EQ(differences(probe().rows(table),
+                        oracle(topic, positions(topic), {{0, 10}, {1, 6}, {2, 3}, {3, 0}})),
+            0u);
 }
 
 TEST_P(Bounds, StartFromATimeStartsAtTheFirstMessageStampedAtOrAfterIt) {
