@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include <malloc.h>
 
@@ -66,8 +67,31 @@ krow::Manifest load(const std::string& path) {
   return manifest;
 }
 
-int cmd_plan(const std::string& manifest_path, const std::string& format) {
-  const auto manifest = load(manifest_path);
+// Bound flags given on the command line: they override the manifest's `bounds:` key by key.
+struct BoundFlags {
+  std::vector<std::pair<const krow::BoundSetting*, CLI::Option*>> options;
+  std::map<std::string, std::string> values;  // by manifest key
+
+  void add_to(CLI::App* command) {
+    for (const auto& s : krow::bound_settings()) {
+      auto* o = command->add_option(s.flag, values[s.key], std::string(s.description) + " (overrides bounds." +
+                                                              s.key + " of the manifest)");
+      o->type_name(s.value_name);
+      options.emplace_back(&s, o);
+    }
+  }
+  void apply(krow::BoundsConfig& bounds) const {
+    for (const auto& [s, o] : options) {
+      if (o->count() == 0) continue;
+      if (const auto problem = krow::set_bound(bounds, s->key, values.at(s->key)); !problem.empty())
+        throw krow::Error(krow::ErrorClass::config, std::string(s->flag) + ": " + problem);
+    }
+  }
+};
+
+int cmd_plan(const std::string& manifest_path, const std::string& format, const BoundFlags& bound_flags) {
+  auto manifest = load(manifest_path);
+  bound_flags.apply(manifest.bounds);
   auto warehouse = krow::open_warehouse(manifest.warehouse, manifest.name, krow::OpenMode::read_only);
   krow::kafka::Client client(manifest.source, {});
   client.check_connection(std::chrono::seconds(manifest.source.connect_timeout_s));
@@ -78,9 +102,10 @@ int cmd_plan(const std::string& manifest_path, const std::string& format) {
   return kExitOk;
 }
 
-int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, bool full_resync = false,
-             const std::vector<std::string>& tables = {}) {
-  const auto manifest = load(manifest_path);
+int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, const BoundFlags* bound_flags,
+             bool full_resync = false, const std::vector<std::string>& tables = {}) {
+  auto manifest = load(manifest_path);
+  if (bound_flags) bound_flags->apply(manifest.bounds);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   krow::SyncOptions options;
@@ -247,12 +272,20 @@ int main(int argc, char** argv) {
                                           "last stable offsets and messages to read");
   plan->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
   plan->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "md", "json"}));
+  BoundFlags plan_bounds;
+  plan_bounds.add_to(plan);
 
   auto* sync = app.add_subcommand("sync", "Copy every selected topic up to its last stable offset into the warehouse");
   sync->alias("run");
   sync->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
   sync->add_flag("-q,--quiet", quiet, "No progress display (it is shown only on a terminal anyway)");
   sync->add_flag("-v,--verbose", verbose, "Show Kafka client warnings and retries");
+  BoundFlags sync_bounds;
+  sync_bounds.add_to(sync);
+  sync->footer(
+      "Bounds (flags here, or `bounds:` in the manifest) stop a run early: each partition is read up to the\n"
+      "smallest of its bounds, never past its last stable offset, and its position ends there, so the next\n"
+      "sync continues exactly where this one stopped.");
 
   auto* status = app.add_subcommand("status", "Show per table and partition the stored position, last stable offset and lag, the tables the last run stopped (with their fix), and recent runs");
   status->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
@@ -304,10 +337,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*plan) return cmd_plan(manifest_path, format);
-    if (*sync) return cmd_sync(manifest_path, quiet, verbose);
+    if (*plan) return cmd_plan(manifest_path, format, plan_bounds);
+    if (*sync) return cmd_sync(manifest_path, quiet, verbose, &sync_bounds);
     if (*status) return cmd_status(manifest_path, format);
-    if (*resync) return cmd_sync(manifest_path, quiet, verbose, /*full_resync=*/true, resync_tables);
+    if (*resync) return cmd_sync(manifest_path, quiet, verbose, nullptr, /*full_resync=*/true, resync_tables);
     if (*connect) return cmd_connect(ca);
     if (*sources) return cmd_sources();
   } catch (const krow::Error& e) {

@@ -132,7 +132,7 @@ std::vector<TopicDescription> Cluster::describe_once(const std::vector<std::stri
   return out;
 }
 
-std::vector<Offset> Cluster::list_offsets(const std::vector<TopicPartition>& partitions,
+std::vector<int64_t> Cluster::list_offsets(const std::vector<TopicPartition>& partitions,
                                            int64_t spec, std::vector<rd_kafka_resp_err_t>& errors) {
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (const auto& tp : partitions)
@@ -149,13 +149,13 @@ std::vector<Offset> Cluster::list_offsets(const std::vector<TopicPartition>& par
   const auto* result = rd_kafka_event_ListOffsets_result(ev.get());
   size_t n = 0;
   const auto** infos = rd_kafka_ListOffsets_result_infos(result, &n);
-  std::vector<Offset> out(partitions.size());
+  std::vector<int64_t> out(partitions.size(), -1);
   errors.assign(partitions.size(), RD_KAFKA_RESP_ERR_NO_ERROR);
   for (size_t i = 0; i < n; ++i) {
     const auto* tp = rd_kafka_ListOffsetsResultInfo_topic_partition(infos[i]);
     for (size_t j = 0; j < partitions.size(); ++j) {
       if (partitions[j].partition.value() == tp->partition && partitions[j].topic == tp->topic) {
-        out[j] = Offset(std::max<int64_t>(tp->offset, 0));
+        out[j] = tp->offset;
         errors[j] = tp->err;
         break;
       }
@@ -171,9 +171,32 @@ std::vector<PartitionOffsets> Cluster::offsets_once(const std::vector<TopicParti
   const auto earliest = list_offsets(partitions, RD_KAFKA_OFFSET_SPEC_EARLIEST, e1);
   const auto latest = list_offsets(partitions, RD_KAFKA_OFFSET_SPEC_LATEST, e2);
   for (size_t i = 0; i < partitions.size(); ++i) {
-    out.push_back(PartitionOffsets{partitions[i], earliest[i], latest[i], e1[i] ? e1[i] : e2[i]});
+    out.push_back(PartitionOffsets{partitions[i], Offset(std::max<int64_t>(earliest[i], 0)),
+                                   Offset(std::max<int64_t>(latest[i], 0)), e1[i] ? e1[i] : e2[i]});
   }
   return out;
+}
+
+std::vector<Cluster::TimeOffset> Cluster::offsets_for_time(const std::vector<TopicPartition>& partitions,
+                                                           int64_t time_ms) {
+  auto once = [&] {
+    std::vector<TimeOffset> out;
+    if (partitions.empty()) return out;
+    std::vector<rd_kafka_resp_err_t> errors;
+    // A non-negative spec is a timestamp: the broker answers with the earliest offset whose
+    // timestamp is >= it, or -1 when there is none (yet).
+    const auto offsets = list_offsets(partitions, std::max<int64_t>(time_ms, 0), errors);
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      TimeOffset t;
+      t.error = errors[i];
+      if (!t.error && offsets[i] >= 0) t.offset = Offset(offsets[i]);
+      out.push_back(t);
+    }
+    return out;
+  };
+  return settled(once, [](const std::vector<TimeOffset>& answer) {
+    return std::any_of(answer.begin(), answer.end(), [](const TimeOffset& o) { return is_retriable(o.error); });
+  });
 }
 
 }  // namespace krow::kafka

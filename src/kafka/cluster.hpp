@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,16 @@ class Cluster {
   // Log start offsets and last stable offsets of the given partitions.
   std::vector<PartitionOffsets> offsets(const std::vector<TopicPartition>& partitions);
 
+  // Kafka's offsets-for-times: for each partition, the first offset whose message timestamp
+  // is at or after `time_ms` (read_committed, so never past the last stable offset), or none
+  // when no message is that recent yet. A partition whose answer is an error comes back
+  // with it set.
+  struct TimeOffset {
+    std::optional<Offset> offset;
+    rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+  };
+  std::vector<TimeOffset> offsets_for_time(const std::vector<TopicPartition>& partitions, int64_t time_ms);
+
  private:
   // Runs `ask` again while it throws a transient Error or `retriable(answer)` holds, with
   // backoff, within the retry budget.
@@ -63,7 +74,8 @@ class Cluster {
   std::vector<PartitionOffsets> offsets_once(const std::vector<TopicPartition>& partitions);
   // Runs one admin request and waits for its result event.
   EventPtr await(rd_kafka_queue_t* queue, const char* what);
-  std::vector<Offset> list_offsets(const std::vector<TopicPartition>& partitions, int64_t spec,
+  // Raw answers: -1 where the broker has no offset for `spec` (a timestamp past every message).
+  std::vector<int64_t> list_offsets(const std::vector<TopicPartition>& partitions, int64_t spec,
                                     std::vector<rd_kafka_resp_err_t>& errors);
 
   Client& client_;

@@ -101,6 +101,15 @@ void read_warehouse(const ManifestReader& r, const YAML::Node& node, WarehouseCo
   w.settings = parse_warehouse_settings(w.type, section, {"type", "schema", "retry_timeout"});
 }
 
+void read_bounds(const ManifestReader& r, const YAML::Node& node, BoundsConfig& b) {
+  std::vector<std::string> keys;
+  for (const auto& s : bound_settings()) keys.push_back(s.key);
+  r.check_keys(node, "bounds", keys);
+  for (const auto& key : keys)
+    if (auto n = node[key])
+      if (auto problem = set_bound(b, key, r.text(n, key)); !problem.empty()) r.fail(n, "bounds: " + problem);
+}
+
 }  // namespace
 
 Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& file, EnvLookup env) {
@@ -113,7 +122,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
                                         ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) r.fail(root, "a manifest is a YAML mapping with source, topics and warehouse");
-  r.check_keys(root, "the manifest", {"name", "source", "registry", "topics", "warehouse", "batch", "limits"});
+  r.check_keys(root, "the manifest", {"name", "source", "registry", "topics", "warehouse", "batch", "limits", "bounds"});
 
   Manifest m;
   m.file = file;
@@ -144,6 +153,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
     if (auto v = n["max_value_bytes"])
       m.limits.max_value_bytes = r.size(v, "max_value_bytes", 0, 1ll << 30);
   }
+  if (auto n = root["bounds"]) read_bounds(r, n, m.bounds);
   return m;
 }
 

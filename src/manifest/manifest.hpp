@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "manifest/bounds.hpp"
 #include "manifest/secret.hpp"
 #include "manifest/section.hpp"
 #include "warehouse/warehouse_config.hpp"
@@ -67,6 +68,7 @@ struct Manifest {
   WarehouseConfig warehouse;
   BatchConfig batch;
   LimitsConfig limits;
+  BoundsConfig bounds;  // how far one run reads (`bounds:`, overridden by the sync flags)
 };
 
 // Loads and checks a manifest. Throws Error(ErrorClass::config) naming the file, line and

@@ -24,8 +24,77 @@ int64_t Plan::to_read() const {
   return n;
 }
 
-Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest) {
+const char* bound_name(BoundedBy b) {
+  switch (b) {
+    case BoundedBy::last_stable_offset: return "last_stable_offset";
+    case BoundedBy::until_offset: return "until_offset";
+    case BoundedBy::until: return "until";
+    case BoundedBy::max_messages_per_partition: return "max_messages_per_partition";
+    case BoundedBy::max_messages: return "max_messages";
+  }
+  return "?";
+}
+
+const char* start_name(StartedBy s) {
+  switch (s) {
+    case StartedBy::stored_position: return "stored_position";
+    case StartedBy::log_start: return "log_start";
+    case StartedBy::log_truncated: return "log_truncated";
+    case StartedBy::start_from_latest: return "start_from_latest";
+    case StartedBy::start_from_time: return "start_from_time";
+  }
+  return "?";
+}
+
+void apply_bounds(std::vector<TopicPlan>& topics, const BoundsConfig& bounds,
+                  const std::map<TopicPartition, Offset>& until_offsets) {
+  std::vector<PartitionPlan*> open;  // partitions of tables that will be read, in plan order
+  for (auto& t : topics) {
+    for (auto& p : t.partitions) {
+      // Ties go to the earlier candidate: a bound that cuts nothing off is not named.
+      Offset cap = p.last_stable;
+      BoundedBy by = BoundedBy::last_stable_offset;
+      auto lower = [&](Offset o, BoundedBy b) {
+        if (o < cap) cap = o, by = b;
+      };
+      if (bounds.until_offset) lower(*bounds.until_offset, BoundedBy::until_offset);
+      if (bounds.until_ms)
+        if (auto it = until_offsets.find({t.topic, p.partition}); it != until_offsets.end())
+          lower(it->second, BoundedBy::until);
+      if (bounds.max_messages_per_partition)
+        lower(Offset(p.start.value() + *bounds.max_messages_per_partition), BoundedBy::max_messages_per_partition);
+      // A bound already behind the start reads nothing; positions never move back.
+      p.boundary = std::max(cap, p.start);
+      p.bounded_by = by;
+      if (t.error.empty()) open.push_back(&p);
+    }
+  }
+  if (!bounds.max_messages) return;
+  std::vector<int64_t> available;
+  for (const auto* p : open) available.push_back(p->to_read());
+  const auto shares = share_out(*bounds.max_messages, available);
+  for (size_t i = 0; i < open.size(); ++i) {
+    if (shares[i] >= available[i]) continue;
+    open[i]->boundary = Offset(open[i]->start.value() + shares[i]);
+    open[i]->bounded_by = BoundedBy::max_messages;
+  }
+}
+
+void write_bounds_json(JsonWriter& w, const BoundsConfig& b) {
+  w.begin_object();
+  if (b.max_messages) w.field("max_messages", *b.max_messages); else w.key("max_messages").null();
+  if (b.max_messages_per_partition) w.field("max_messages_per_partition", *b.max_messages_per_partition);
+  else w.key("max_messages_per_partition").null();
+  if (b.until_offset) w.field("until_offset", b.until_offset->value()); else w.key("until_offset").null();
+  if (b.until_ms) w.field("until", b.until_text); else w.key("until").null();
+  if (b.until_ms) w.field("until_ms", *b.until_ms); else w.key("until_ms").null();
+  w.field("start_from", b.start_from.text);
+  w.end_object();
+}
+
+Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest, bool bounded) {
   Plan plan;
+  if (bounded) plan.bounds = manifest.bounds;
   plan.sync_id = manifest.name;
   plan.warehouse = warehouse.describe();
   plan.schema = manifest.warehouse.schema;
@@ -93,7 +162,32 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
   std::map<TopicPartition, const kafka::PartitionOffsets*> by_tp;
   for (const auto& o : offsets) by_tp[o.partition] = &o;
   std::map<std::pair<TopicId, Partition>, Offset> positions;
-  for (const auto& s : stored) positions[{s.topic_id, s.partition}] = s.next;
+  std::set<TopicId> synced;  // topics this sync has stored a position for
+  for (const auto& s : stored) positions[{s.topic_id, s.partition}] = s.next, synced.insert(s.topic_id);
+
+  // Offsets-for-times answers, asked only when a bound needs them.
+  const auto& bounds = plan.bounds;
+  auto at_time = [&](int64_t time_ms, const char* what) {
+    std::map<TopicPartition, Offset> found;
+    if (partitions.empty()) return found;
+    const auto answers = cluster.offsets_for_time(partitions, time_ms);
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      const auto& tp = partitions[i];
+      if (answers[i].error) {
+        for (auto& t : plan.topics)
+          if (t.topic == tp.topic && t.error.empty())
+            t.error = kafka::make_error(answers[i].error, std::string("finding the offset of ") + what + " in " + t.topic,
+                                        manifest.source.username, t.topic).what();
+      } else if (answers[i].offset) {
+        found[tp] = *answers[i].offset;
+      }
+    }
+    return found;
+  };
+  const bool start_at_time = bounds.start_from.kind == StartFrom::Kind::time;
+  using Found = std::map<TopicPartition, Offset>;
+  const Found start_offsets = start_at_time ? at_time(bounds.start_from.time_ms, "start_from") : Found{};
+  const Found until_offsets = bounds.until_ms ? at_time(*bounds.until_ms, "until") : Found{};
 
   for (auto& t : plan.topics) {
     for (auto& p : t.partitions) {
@@ -101,11 +195,29 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
       if (o->error && t.error.empty())
         t.error = kafka::make_error(o->error, "reading offsets of " + t.topic, manifest.source.username, t.topic).what();
       p.earliest = o->earliest;
-      p.boundary = o->last_stable;
+      p.last_stable = o->last_stable;
       if (auto it = positions.find({t.topic_id, p.partition}); it != positions.end()) p.stored = it->second;
-      p.start = p.truncated() ? p.boundary : p.stored ? std::max(*p.stored, p.earliest) : p.earliest;
+      if (p.truncated()) {
+        p.start = p.last_stable, p.started_by = StartedBy::log_truncated;
+      } else if (p.stored) {
+        p.start = std::max(*p.stored, p.earliest), p.started_by = StartedBy::stored_position;
+      } else if (synced.count(t.topic_id)) {
+        // A partition added to a topic already synced: every message in it is new to this
+        // sync, so start_from (meant for a topic's first sync) must not skip any of them.
+        p.start = p.earliest, p.started_by = StartedBy::log_start;
+      } else if (bounds.start_from.kind == StartFrom::Kind::latest) {
+        p.start = p.last_stable, p.started_by = StartedBy::start_from_latest;
+      } else if (start_at_time) {
+        // No message stamped that late yet: start at the end, like `latest`.
+        const auto it = start_offsets.find({t.topic, p.partition});
+        p.start = it == start_offsets.end() ? p.last_stable : std::min(std::max(it->second, p.earliest), p.last_stable);
+        p.started_by = StartedBy::start_from_time;
+      } else {
+        p.start = p.earliest, p.started_by = StartedBy::log_start;
+      }
     }
   }
+  apply_bounds(plan.topics, bounds, until_offsets);
   std::set<TopicId> live_ids;
   for (const auto& t : plan.topics) live_ids.insert(t.topic_id);
   for (const auto& s : stored)
@@ -117,10 +229,24 @@ namespace {
 
 std::string count(int64_t n) { return with_thousands(static_cast<uint64_t>(std::max<int64_t>(n, 0))); }
 
+// "max_messages 1,000, until 2026-03-01T00:00:00Z, start_from latest": the bounds set.
+std::string describe_bounds(const BoundsConfig& b) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (b.max_messages) add("max_messages " + count(*b.max_messages) + " (this run, shared over the partitions)");
+  if (b.max_messages_per_partition) add("max_messages_per_partition " + count(*b.max_messages_per_partition));
+  if (b.until_offset) add("until_offset " + std::to_string(b.until_offset->value()));
+  if (b.until_ms) add("until " + b.until_text);
+  add("start_from " + b.start_from.text + " (for partitions with no stored position)");
+  return out;
+}
+
 std::string format_json(const Plan& plan) {
   JsonWriter w;
   w.begin_object().field("sync_id", plan.sync_id).field("warehouse", plan.warehouse).field("schema", plan.schema);
   w.field("messages_to_read", plan.to_read());
+  w.key("bounds");
+  write_bounds_json(w, plan.bounds);
   w.key("topics").begin_array();
   for (const auto& t : plan.topics) {
     w.begin_object().field("topic", t.topic).field("table", t.table);
@@ -132,8 +258,10 @@ std::string format_json(const Plan& plan) {
     for (const auto& p : t.partitions) {
       w.begin_object().field("partition", p.partition.value());
       if (!p.stored) w.key("stored_position").null(); else w.field("stored_position", p.stored->value());
-      w.field("log_start_offset", p.earliest.value()).field("last_stable_offset", p.boundary.value());
-      w.field("start_offset", p.start.value()).field("to_read", p.to_read()).field("retention_gap", p.retention_gap());
+      w.field("log_start_offset", p.earliest.value()).field("last_stable_offset", p.last_stable.value());
+      w.field("start_offset", p.start.value()).field("started_by", start_name(p.started_by));
+      w.field("boundary", p.boundary.value()).field("bounded_by", bound_name(p.bounded_by));
+      w.field("to_read", p.to_read()).field("retention_gap", p.retention_gap());
       w.field("log_truncated", p.truncated());
       w.end_object();
     }
@@ -156,22 +284,28 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
   else out << "Plan for sync '" << plan.sync_id << "'\n";
   out << (md ? "- warehouse: " : "  warehouse: ") << plan.warehouse << ", schema " << plan.schema << "\n";
   out << (md ? "- decoders: " : "  decoders: ") << plan.decoders << "\n";
+  const bool bounded = plan.bounds.limits_reading() || plan.bounds.start_from.kind != StartFrom::Kind::earliest;
   out << (md ? "- " : "  ") << plan.topics.size() << " topic(s), " << count(plan.to_read())
-      << " message offset(s) to read (up to each partition's last stable offset)\n";
+      << " message offset(s) to read (up to each partition's "
+      << (bounded ? "boundary: the smallest of its bounds and its last stable offset" : "last stable offset") << ")\n";
+  if (bounded) out << (md ? "- bounds: " : "  bounds: ") << describe_bounds(plan.bounds) << "\n";
   if (!plan.excluded_internal.empty())
     out << (md ? "- " : "  ") << plan.excluded_internal.size() << " internal topic(s) left out\n";
   out << "\n";
   if (md) {
-    out << "| topic | table | topic id | partition | stored position | last stable offset | to read |\n"
-        << "|---|---|---|---:|---:|---:|---:|\n";
+    out << "| topic | table | topic id | partition | stored position | start | boundary | bounded by | "
+           "last stable offset | to read |\n"
+        << "|---|---|---|---:|---:|---:|---:|---|---:|---:|\n";
     for (const auto& t : plan.topics) {
       if (!t.error.empty()) {
-        out << "| `" << t.topic << "` | `" << t.table << "` | | | | | stopped: " << t.error << " |\n";
+        out << "| `" << t.topic << "` | `" << t.table << "` | | | | | | | | stopped: " << t.error << " |\n";
         continue;
       }
       for (const auto& p : t.partitions)
         out << "| `" << t.topic << "` | `" << t.table << "` | " << t.topic_id.str() << " | " << p.partition.value()
-            << " | " << (p.stored ? count(p.stored->value()) : "(new)") << " | " << count(p.boundary.value()) << " | "
+            << " | " << (p.stored ? count(p.stored->value()) : "(new)") << " | " << count(p.start.value()) << " ("
+            << start_name(p.started_by) << ") | " << count(p.boundary.value()) << " | " << bound_name(p.bounded_by)
+            << " | " << count(p.last_stable.value()) << " | "
             << count(p.to_read()) << (p.retention_gap() ? " (gap: expired offsets)" : "")
             << (p.truncated() ? " (log truncated below the position)" : "") << " |\n";
     }
@@ -186,12 +320,16 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
       continue;
     }
     for (const auto& p : t.partitions) {
-      out << "    partition " << p.partition.value() << ": position " << (p.stored ? count(p.stored->value()) : "new")
-          << ", last stable offset " << count(p.boundary.value()) << ", to read " << count(p.to_read());
+      out << "    partition " << p.partition.value() << ": position " << (p.stored ? count(p.stored->value()) : "new");
+      if (p.started_by == StartedBy::start_from_latest || p.started_by == StartedBy::start_from_time)
+        out << ", start " << count(p.start.value()) << " (start_from " << plan.bounds.start_from.text << ")";
+      if (p.bounded_by != BoundedBy::last_stable_offset)
+        out << ", boundary " << count(p.boundary.value()) << " (" << bound_name(p.bounded_by) << ")";
+      out << ", last stable offset " << count(p.last_stable.value()) << ", to read " << count(p.to_read());
       if (p.retention_gap())
         out << "  (offsets " << p.stored->value() << ".." << p.earliest.value() - 1 << " expired before they were read)";
       if (p.truncated())
-        out << "  (the log now ends at " << p.boundary.value() << ", below the position: it was truncated; reading "
+        out << "  (the log now ends at " << p.last_stable.value() << ", below the position: it was truncated; reading "
             << "resumes at its end)";
       out << "\n";
     }

@@ -1,25 +1,43 @@
 #pragma once
 // What a sync will do: for every selected topic its table and topic ID, and for every
-// partition the stored position, the last stable offset captured now (the boundary), and
-// the range to read. Used by `krow plan` and as the first step of `krow sync`.
+// partition the stored position, the last stable offset captured now, the boundary (that
+// offset, or an earlier one a bound of the manifest's `bounds:` sets), and the range to
+// read. Used by `krow plan` and as the first step of `krow sync`.
+//
+// Bounds combine by taking the smallest boundary, and never reach past the last stable
+// offset nor come before the start: a run reads [start, boundary) of each partition, and its
+// positions end at the boundary, so the next sync continues exactly there.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kafka/cluster.hpp"
 #include "manifest/manifest.hpp"
+#include "util/json_writer.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
+
+// What set a partition's boundary: the last stable offset, or the bound that stops earlier.
+enum class BoundedBy { last_stable_offset, until_offset, until, max_messages_per_partition, max_messages };
+const char* bound_name(BoundedBy b);
+
+// Why reading a partition starts where it does.
+enum class StartedBy { stored_position, log_start, log_truncated, start_from_latest, start_from_time };
+const char* start_name(StartedBy s);
 
 struct PartitionPlan {
   Partition partition;
   std::optional<Offset> stored;  // the committed position; none before the first commit
   Offset earliest;               // log start offset
-  Offset boundary;               // last stable offset at plan time: read up to, not including, it
-  Offset start;                  // first offset to read: the stored position, or the log start
+  Offset boundary;               // read up to, not including, it: the last stable offset or a bound below it
+  Offset start;                  // first offset to read: the stored position, the log start or `start_from`
+  Offset last_stable;            // last stable offset at plan time: no bound reaches past it
+  BoundedBy bounded_by = BoundedBy::last_stable_offset;
+  StartedBy started_by = StartedBy::log_start;
   int64_t to_read() const { return distance(start, boundary); }
   // Offsets [stored, earliest) expired before they could be read.
   bool retention_gap() const { return stored && earliest > *stored; }
@@ -27,7 +45,7 @@ struct PartitionPlan {
   // election). Reading resumes at the log's end, so that the messages written at offsets
   // [boundary, stored) from now on are copied too, instead of waiting forever for an offset
   // that came and went.
-  bool truncated() const { return stored && *stored > boundary; }
+  bool truncated() const { return stored && *stored > last_stable; }
 };
 
 struct TopicPlan {
@@ -47,12 +65,24 @@ struct Plan {
   std::vector<TopicPlan> topics;
   std::vector<std::string> excluded_internal;  // internal topics left out
   std::vector<Position> older_topic_ids;     // positions of topics since recreated or deleted
+  BoundsConfig bounds;                       // the bounds applied (none for a full resync)
   int64_t to_read() const;
 };
 
 // Asks the cluster and reads the stored state. Throws fatal_run / transient errors from
-// the cluster; per-topic problems land in TopicPlan::error.
-Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest);
+// the cluster; per-topic problems land in TopicPlan::error. `apply_bounds` false plans to
+// the last stable offset whatever manifest.bounds says (a full resync re-reads everything).
+Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest, bool apply_bounds = true);
+
+// The boundaries `bounds` set, given each partition's start and last stable offset (and,
+// for `until`, the first offset at or after that time, when there is one). Fills boundary
+// and bounded_by of every partition of every topic without an error; max_messages is
+// shared out over them in plan order (see share_out). Pure: exposed for tests.
+void apply_bounds(std::vector<TopicPlan>& topics, const BoundsConfig& bounds,
+                  const std::map<TopicPartition, Offset>& until_offsets);
+
+// `bounds` as a JSON object (every key, null when unset), for plans and run records.
+void write_bounds_json(JsonWriter& w, const BoundsConfig& bounds);
 
 enum class PlanFormat { text, md, json };
 std::string format_plan(const Plan& plan, PlanFormat format);

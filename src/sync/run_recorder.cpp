@@ -72,6 +72,9 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   w.field("registry_requests", registry_requests);
   w.field("lag_group", "krow-" + manifest_.name);
   if (r.lag_reporting_off.empty()) w.key("lag_reporting_off").null(); else w.field("lag_reporting_off", r.lag_reporting_off);
+  // The bounds that applied, so that a short run reads as intended rather than as a failure.
+  w.key("bounds");
+  if (plan) write_bounds_json(w, plan->bounds); else w.null();
   w.key("tables").begin_array();
   for (const auto& t : tables) {
     w.begin_object().field("topic", t.plan->topic).field("table", t.plan->table).field("topic_id", t.plan->topic_id.str());
@@ -84,6 +87,9 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
           .field("partition", p.partition.value())
           .field("from", p.start.value())
           .field("boundary", p.boundary.value())
+          .field("started_by", start_name(p.started_by))
+          .field("bounded_by", bound_name(p.bounded_by))
+          .field("last_stable_offset", p.last_stable.value())
           .end_object();
     w.end_array().end_object();
   }

@@ -155,7 +155,9 @@ void SyncRun::prepare(kafka::Client& client) {
                                              manifest_.bound_cluster_id + ", but its bootstrap servers now answer as "
                                              "cluster " + id + "; refusing to mix clusters in one sync");
   }
-  plan_ = make_plan(cluster, *warehouse_, manifest_);
+  // A full resync re-reads every partition to its last stable offset: a bound would stop
+  // it short and leave positions behind where they were.
+  plan_ = make_plan(cluster, *warehouse_, manifest_, /*apply_bounds=*/!options_.full_resync);
   check_only_tables();
   tables_.reserve(plan_.topics.size());
   for (const auto& tp : plan_.topics) {

@@ -367,5 +367,56 @@ TEST(ManifestHostile, HugeNumbersAreRefusedNamingTheKey) {
   EXPECT_NE(error.find("max_messages"), std::string::npos) << error;
 }
 
+TEST(ManifestBounds, DefaultsReadToTheLastStableOffsetFromTheLogStart) {
+  const Manifest m = parse(kMinimal);
+  EXPECT_FALSE(m.bounds.limits_reading());
+  EXPECT_EQ(m.bounds.start_from.kind, StartFrom::Kind::earliest);
+}
+
+TEST(ManifestBounds, EveryKeyIsRead) {
+  const Manifest m = parse(kMinimal + R"(bounds:
+  max_messages: 1000
+  max_messages_per_partition: 200
+  until_offset: 5000
+  until: 2026-03-01T14:00:00.250+02:00
+  start_from: 2026-02-01
+)");
+  EXPECT_EQ(m.bounds.max_messages, 1000);
+  EXPECT_EQ(m.bounds.max_messages_per_partition, 200);
+  EXPECT_EQ(m.bounds.until_offset, Offset(5000));
+  EXPECT_EQ(m.bounds.until_ms, 1772366400250);  // 2026-03-01T12:00:00.250Z
+  EXPECT_EQ(m.bounds.until_text, "2026-03-01T14:00:00.250+02:00");
+  EXPECT_EQ(m.bounds.start_from.kind, StartFrom::Kind::time);
+  EXPECT_EQ(m.bounds.start_from.time_ms, 1769904000000);  // 2026-02-01T00:00:00Z
+  EXPECT_EQ(parse(kMinimal + "bounds:\n  start_from: LATEST\n").bounds.start_from.kind, StartFrom::Kind::latest);
+  EXPECT_EQ(parse(kMinimal + "bounds:\n  until_offset: 0\n").bounds.until_offset, Offset(0));
+}
+
+TEST(ManifestBounds, BadValuesAreRefusedNamingTheKeyAndTheFix) {
+  struct Case {
+    std::string yaml, key, fix;
+  };
+  const std::vector<Case> cases{
+      {"  max_messages: -5\n", "max_messages", "whole number of at least 1"},
+      {"  max_messages: 0\n", "max_messages", "whole number of at least 1"},
+      {"  max_messages: lots\n", "max_messages", "e.g. 1000"},
+      {"  max_messages_per_partition: 1.5\n", "max_messages_per_partition", "whole number of at least 1"},
+      {"  until_offset: -1\n", "until_offset", "whole number of at least 0"},
+      {"  until: yesterday\n", "until", "e.g. 2026-03-01T12:00:00Z"},
+      {"  until: 2026-03-01T12:00:00\n", "until", "with a time zone"},  // local time is ambiguous
+      {"  until: 2026-02-30T12:00:00Z\n", "until", "ISO 8601"},
+      {"  until: 2026-03-01T25:00:00Z\n", "until", "ISO 8601"},
+      {"  start_from: beginning\n", "start_from", "must be earliest, latest or an ISO 8601 time"},
+      {"  start_from: [earliest]\n", "start_from", "single value"},
+  };
+  for (const auto& c : cases) {
+    const auto error = error_of(kMinimal + "bounds:\n" + c.yaml);
+    EXPECT_THAT(error, AllOf(HasSubstr("orders.yaml:6"), HasSubstr(c.key), HasSubstr(c.fix))) << c.yaml;
+  }
+  EXPECT_THAT(error_of(kMinimal + "bounds:\n  max_message: 10\n"),
+              AllOf(HasSubstr("unknown key 'max_message' in bounds"), HasSubstr("did you mean 'max_messages'")));
+  EXPECT_THAT(error_of(kMinimal + "bounds: 100\n"), HasSubstr("bounds must be a mapping"));
+}
+
 }  // namespace
 }  // namespace krow
