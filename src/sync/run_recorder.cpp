@@ -65,6 +65,15 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   w.begin_object().field("run_id", run_id_).field("sync_id", manifest_.name).field("status", status_name(r.status));
   w.field("warehouse_schema", manifest_.warehouse.schema);
   w.field("started_at_ms", started_ms_).field("finished_at_ms", finished).field("duration_ms", finished - started_ms_);
+  w.key("phases").begin_object();
+  auto phase = [&](const char* name, int64_t ms) {
+    if (ms < 0) w.key(name).null(); else w.field(name, ms);
+  };
+  phase("connect_plan_ms", r.phases.connect_plan_ms);
+  phase("read_write_ms", r.phases.read_write_ms);
+  phase("final_drain_ms", r.phases.final_drain_ms);
+  phase("lag_report_ms", r.phases.lag_report_ms);
+  w.end_object();
   w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
   w.field("decode_errors", r.decode_errors).field("warehouse_retries", r.warehouse_retries);
   w.field("mode", full_resync_ ? "full_resync" : "sync");
@@ -119,7 +128,11 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   w.end_array();
   w.key("errors").begin_array();
   for (const auto& e : r.errors) w.value(e);
-  w.end_array().end_object();
+  w.end_array();
+  // Quality gates and their findings go here once krow has gates; an empty array until then,
+  // so that readers of the record can rely on the key.
+  w.key("gates").begin_array().end_array();
+  w.end_object();
   return w.str();
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The record every run leaves in the warehouse (`_krow.runs`): counts, bytes, batches,
-// durations, per-table results, retention gaps and errors, as JSON. A run that fails before
-// it reads anything — the cluster refuses, the plan cannot be made — leaves one too, as soon
-// as the warehouse is open.
+// durations (total and per phase), per-table results, retention gaps, errors and gates, as
+// JSON. It never holds a secret: no credential of the source, the registry or the warehouse
+// is written into it. A run that fails before it reads anything — the cluster refuses, the
+// plan cannot be made — leaves one too, as soon as the warehouse is open.
 
 #include <cstdint>
 #include <string>

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <future>
+#include <optional>
 
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
@@ -33,6 +34,10 @@ const char* status_name(SyncStatus s) {
 }
 
 namespace {
+
+int64_t ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();
+}
 
 class SyncRun : PartitionReader::Handler {
  public:
@@ -99,7 +104,9 @@ SyncResult SyncRun::run() {
   try {
     if (connect_error) std::rethrow_exception(connect_error);
     prepare(client);
+    result_.phases.connect_plan_ms = ms_since(t0);
   } catch (const std::exception& e) {
+    result_.phases.connect_plan_ms = ms_since(t0);
     result_.status = SyncStatus::failed;
     result_.errors.push_back(e.what());
     const auto* error = dynamic_cast<const Error*>(&e);
@@ -122,7 +129,9 @@ SyncResult SyncRun::run() {
   }
   progress.finish();
   if (lag_group_) {
+    const auto lag_start = std::chrono::steady_clock::now();
     lag_group_->finish();  // the last positions, and the answers still due
+    result_.phases.lag_report_ms = ms_since(lag_start);
     result_.lag_reporting_off = lag_group_->reason();
   }
   lag_group_.reset();
@@ -244,8 +253,14 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
       [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
   struct Drain {  // whatever happens, committed counts are read after the committer stops
     SyncRun& run;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    std::optional<std::chrono::steady_clock::time_point> read_end;  // unset when reading ended by an error
     ~Drain() {
       run.committer_->stop();  // a batch being written when an error struck still lands
+      auto& phases = run.result_.phases;
+      phases.read_write_ms = read_end ? std::chrono::duration_cast<std::chrono::milliseconds>(*read_end - start).count()
+                                      : ms_since(start);
+      if (read_end) phases.final_drain_ms = ms_since(*read_end);
       run.result_.messages = run.committer_->committed_rows();
       run.result_.batches = run.committer_->committed_batches();
       run.result_.warehouse_retries = run.committer_->retries();
@@ -265,6 +280,7 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
     progress.update(committer_->committed_rows() + static_cast<int64_t>(batch_->row_count()), topics_done,
                     reader.furthest_behind());
   }
+  drain.read_end = std::chrono::steady_clock::now();
   // The batch in hand, and positions moved without rows (past expired or aborted offsets).
   submit();
   committer_->drain();

@@ -29,6 +29,14 @@ struct SyncOptions {
 
 enum class SyncStatus { success, partial, failed, interrupted };
 
+// Wall time of each phase of a run, in milliseconds; -1 for a phase the run did not reach.
+struct PhaseTimes {
+  int64_t connect_plan_ms = -1;  // open the warehouse, connect, check the cluster, plan, create tables
+  int64_t read_write_ms = -1;    // read up to the boundaries, committing full batches on the way
+  int64_t final_drain_ms = -1;   // commit the last batch and wait for every commit to land
+  int64_t lag_report_ms = -1;    // the last positions to the lag group, and its answers
+};
+
 struct SyncResult {
   SyncStatus status = SyncStatus::success;
   std::string run_id;
@@ -41,6 +49,7 @@ struct SyncResult {
   std::vector<std::string> errors;  // what stopped tables or the run, each naming its fix
   bool retriable = false;  // failed for a reason that may pass by itself (an outage outlasting the retries)
   std::string lag_reporting_off;    // empty when positions reached the lag group
+  PhaseTimes phases;
 };
 
 // Throws Error for problems found before anything is read (config, credentials, lock) —
