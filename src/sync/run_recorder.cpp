@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "sync/run_artifacts.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 
@@ -40,6 +41,21 @@ void RunRecorder::record(Warehouse& warehouse, const SyncResult& result, const P
   const auto finished = now_ms();
   const RunRecord run{run_id_, manifest_.name, started_ms_, finished, status_name(result.status),
                       json(result, finished, plan, tables, registry_requests)};
+  store(warehouse, run);
+  write_artifacts(run);
+}
+
+void RunRecorder::write_artifacts(const RunRecord& run) const {
+  // A manifest that never was a file (built in memory) has no folder to write beside.
+  if (manifest_.file.empty()) return;
+  try {
+    write_run_artifacts(runs_root(manifest_.file), run.sync_id, run.run_id, run.json);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "krow: warning: %s\n", e.what());
+  }
+}
+
+void RunRecorder::store(Warehouse& warehouse, const RunRecord& run) const {
   // A warehouse that is restarting gets a few seconds; the record is not worth more.
   for (int attempt = 1;; ++attempt) {
     try {
