@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
@@ -23,6 +24,7 @@
 #include "secrets/secret_store.hpp"
 #include "sync/connect.hpp"
 #include "sync/plan.hpp"
+#include "sync/run_artifacts.hpp"
 #include "sync/status.hpp"
 #include "sync/sync_engine.hpp"
 #include "util/error.hpp"
@@ -233,6 +235,57 @@ std::string without_secret_arguments(std::string message, int argc, char** argv)
   return message;
 }
 
+// Where `krow runs` looks: beside the manifest, for its sync; without one, in
+// ./.krow/runs for every sync whose manifest is in the current directory.
+struct RunsLocation {
+  std::filesystem::path root;
+  std::string sync_id;  // empty: every sync under root
+  std::string searched() const { return (sync_id.empty() ? root : root / sync_id).string(); }
+};
+
+RunsLocation runs_location(const std::string& manifest_path) {
+  if (manifest_path.empty()) return {krow::runs_root("./krow.yaml"), {}};
+  // Listing runs needs the sync ID, not the secrets: a variable the shell of a CI step that
+  // only reads artifacts lacks must not stop it. Nothing is connected to, nothing printed.
+  const auto manifest = krow::load_manifest(manifest_path, [](const char* name) -> const char* {
+    const char* v = std::getenv(name);
+    return v ? v : "unset";
+  });
+  return {krow::runs_root(manifest.file), manifest.name};
+}
+
+int cmd_runs(const std::string& manifest_path, int limit, const std::string& format) {
+  const auto where = runs_location(manifest_path);
+  auto runs = krow::list_runs(where.root, where.sync_id);
+  if (limit >= 0 && runs.size() > static_cast<size_t>(limit)) runs.resize(static_cast<size_t>(limit));
+  if (runs.empty() && format != "json") {
+    std::printf("no runs recorded in %s: each `krow sync%s` writes one there\n", where.searched().c_str(),
+                manifest_path.empty() ? " MANIFEST` of a manifest in this folder" : "");
+    return kExitOk;
+  }
+  std::cout << krow::format_run_listings(runs, format == "json");
+  return kExitOk;
+}
+
+int cmd_runs_show(const std::string& run_id, const std::string& manifest_path, const std::string& format) {
+  const auto where = runs_location(manifest_path);
+  const auto file = krow::find_run(where.root, where.sync_id, run_id);
+  if (!file)
+    throw krow::Error(krow::ErrorClass::config,
+                      "no run '" + run_id + "' in " + where.searched() + "; list the recorded runs with `krow runs" +
+                          (manifest_path.empty() ? " [MANIFEST]" : " " + manifest_path) + "`");
+  const auto json = krow::read_text_file(*file);
+  if (format == "json") {
+    std::cout << json;
+    return kExitOk;
+  }
+  // The summary written with the record; rendered again when it is missing (deleted by hand).
+  auto md = file->parent_path() / (run_id + ".md");
+  std::error_code ec;
+  std::cout << (std::filesystem::is_regular_file(md, ec) ? krow::read_text_file(md) : krow::render_run_summary(json));
+  return kExitOk;
+}
+
 int cmd_sources() {
   const auto store = krow::SecretStore::open_default(/*create_key=*/false);
   for (const auto& name : store.names()) {
@@ -327,6 +380,30 @@ int main(int argc, char** argv) {
 
   auto* sources = app.add_subcommand("sources", "List saved sources (never their secrets)");
 
+  std::string runs_manifest, run_id;
+  int runs_limit = 20;
+  auto* runs = app.add_subcommand(
+      "runs", "List recent runs, newest first, from the run artifacts written beside the manifest "
+              "(.krow/runs/<sync id>/<run id>.json and .md)");
+  runs->add_option("manifest", runs_manifest,
+                   "Manifest file (YAML): list its sync's runs. Without it: every sync's runs in ./.krow/runs, "
+                   "i.e. those of the manifests in the current directory")
+      ->check(CLI::ExistingFile);
+  runs->add_option("--limit", runs_limit, "How many runs to list (newest first)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  runs->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  runs->require_subcommand(0, 1);
+  runs->footer(
+      "Each run writes its full record (<run id>.json: counts, bytes, phases, boundaries per partition,\n"
+      "gaps, errors, gates) and a short summary (<run id>.md) to <manifest dir>/.krow/runs/<sync id>/.\n"
+      "The manifest's secrets are not needed to list runs, and no artifact ever holds one.\n");
+  auto* runs_show = runs->add_subcommand("show", "Print one run's summary (or its full JSON record with --format json)");
+  runs_show->add_option("run_id", run_id, "Run ID, as `krow runs` and `krow sync` print it")->required();
+  runs_show->add_option("manifest", runs_manifest, "Manifest file (YAML); without it, ./.krow/runs is searched")
+      ->check(CLI::ExistingFile);
+  runs_show->add_option("--format", format, "text: the .md summary; json: the .json record")
+      ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -343,6 +420,8 @@ int main(int argc, char** argv) {
     if (*resync) return cmd_sync(manifest_path, quiet, verbose, nullptr, /*full_resync=*/true, resync_tables);
     if (*connect) return cmd_connect(ca);
     if (*sources) return cmd_sources();
+    if (*runs_show) return cmd_runs_show(run_id, runs_manifest, format);
+    if (*runs) return cmd_runs(runs_manifest, runs_limit, format);
   } catch (const krow::Error& e) {
     std::fprintf(stderr, "krow: %s\n", e.what());
     return exit_code(e.error_class());
