@@ -1,6 +1,6 @@
 // krow: copy Kafka topics into a warehouse, one row per message.
 //
-// The CLI is thin: it parses arguments, loads the manifest, calls plan/sync/status and
+// The CLI is thin: it parses arguments, loads the manifest, calls plan/sync/status/runs and
 // prints. Exit codes: 0 success, 1 failure that needs a fix, 2 partial (some tables
 // stopped), 3 invalid manifest or arguments, 75 failure that may pass by itself (an outage
 // longer than the retries: run again later), 130 interrupted.
@@ -244,7 +244,8 @@ struct RunsLocation {
 };
 
 RunsLocation runs_location(const std::string& manifest_path) {
-  if (manifest_path.empty()) return {krow::runs_root("./krow.yaml"), {}};
+  // runs_root takes a manifest file: any name in the current directory gives its folder.
+  if (manifest_path.empty()) return {krow::runs_root(std::filesystem::path(".") / "any.yaml"), {}};
   // Listing runs needs the sync ID, not the secrets: a variable the shell of a CI step that
   // only reads artifacts lacks must not stop it. Nothing is connected to, nothing printed.
   const auto manifest = krow::load_manifest(manifest_path, [](const char* name) -> const char* {
@@ -257,10 +258,15 @@ RunsLocation runs_location(const std::string& manifest_path) {
 int cmd_runs(const std::string& manifest_path, int limit, const std::string& format) {
   const auto where = runs_location(manifest_path);
   auto runs = krow::list_runs(where.root, where.sync_id);
+  const bool none = runs.empty();
   if (limit >= 0 && runs.size() > static_cast<size_t>(limit)) runs.resize(static_cast<size_t>(limit));
-  if (runs.empty() && format != "json") {
-    std::printf("no runs recorded in %s: each `krow sync%s` writes one there\n", where.searched().c_str(),
-                manifest_path.empty() ? " MANIFEST` of a manifest in this folder" : "");
+  if (none && format != "json") {
+    if (manifest_path.empty())
+      std::printf("no runs recorded in %s: each `krow sync` of a manifest in this folder writes one there; "
+                  "for a manifest elsewhere, name it: `krow runs MANIFEST`\n", where.searched().c_str());
+    else
+      std::printf("no runs recorded in %s: each `krow sync %s` writes one there\n", where.searched().c_str(),
+                  manifest_path.c_str());
     return kExitOk;
   }
   std::cout << krow::format_run_listings(runs, format == "json");
