@@ -3,7 +3,6 @@
 #include <simdjson.h>
 
 #include <cstdio>
-#include <ctime>
 #include <sstream>
 
 #include "util/json_writer.hpp"
@@ -68,14 +67,6 @@ void render_phases(std::ostringstream& out, element record) {
 
 }  // namespace
 
-std::string utc_time(int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string render_run_summary(std::string_view record_json) {
   simdjson::dom::parser parser;

@@ -37,7 +37,4 @@ bool parse_run_listing(std::string_view record_json, RunListing& out);
 // `runs` as an aligned text table (newest first, as given) or as a JSON array.
 std::string format_run_listings(const std::vector<RunListing>& runs, bool json);
 
-// Milliseconds since the epoch as ISO 8601 UTC to the second ("2026-12-04T18:04:41Z").
-std::string utc_time(int64_t ms);
-
 }  // namespace krow

@@ -3,7 +3,6 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <ctime>
 #include <sstream>
 #include <vector>
 
@@ -13,15 +12,6 @@
 namespace krow {
 
 namespace {
-
-std::string iso_time(int64_t ms) {
-  const std::time_t t = ms / 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 struct Stopped {
   std::string topic;
@@ -122,7 +112,7 @@ std::string format_status(const Manifest& manifest, Warehouse& warehouse, const 
   for (const auto& s : stopped) out << "  " << s.topic << " -> " << s.table << ": stopped: " << s.error << "\n";
   if (!runs.empty()) out << "\nRecent runs:\n";
   for (const auto& r : runs)
-    out << "  " << r.run_id << "  " << iso_time(r.started_at_ms) << "  " << r.status << "  "
+    out << "  " << r.run_id << "  " << utc_time(r.started_at_ms) << "  " << r.status << "  "
         << (r.finished_at_ms - r.started_at_ms) << " ms\n";
   return out.str();
 }

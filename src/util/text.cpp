@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <ctime>
 
 namespace krow {
 
@@ -137,6 +138,15 @@ uint32_t fnv1a(std::string_view text) {
   uint32_t h = 2166136261u;
   for (unsigned char c : text) h = (h ^ c) * 16777619u;
   return h;
+}
+
+std::string utc_time(int64_t ms) {
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace krow

@@ -38,4 +38,7 @@ std::string lower_ascii(std::string text);
 // Formats a count with thousands separators, for people: 1234567 -> "1,234,567".
 std::string with_thousands(uint64_t value);
 
+// A time in milliseconds since the epoch as ISO 8601 UTC to the second: "2026-12-04T18:57:18Z".
+std::string utc_time(int64_t ms);
+
 }  // namespace krow
