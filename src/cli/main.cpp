@@ -2,7 +2,7 @@
 //
 // The CLI is thin: it parses arguments, loads the manifest, calls plan/sync/status/runs and
 // prints. Exit codes: 0 success, 1 failure that needs a fix, 2 partial (some tables
-// stopped), 3 invalid manifest or arguments, 75 failure that may pass by itself (an outage
+// stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error failed, 75 failure that may pass by itself (an outage
 // longer than the retries: run again later), 130 interrupted.
 
 #include <CLI/CLI.hpp>
@@ -37,6 +37,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitPartial = 2;
 constexpr int kExitConfig = 3;
+constexpr int kExitGateFailed = 4;
 constexpr int kExitRetryLater = 75;  // EX_TEMPFAIL of sysexits.h: schedulers know it as "try again"
 constexpr int kExitInterrupted = 130;
 
@@ -57,6 +58,7 @@ int exit_code(const krow::SyncResult& r) {
     case krow::SyncStatus::success: return kExitOk;
     case krow::SyncStatus::partial: return kExitPartial;
     case krow::SyncStatus::interrupted: return kExitInterrupted;
+    case krow::SyncStatus::gate_failed: return kExitGateFailed;
     case krow::SyncStatus::failed: break;
   }
   return r.retriable ? kExitRetryLater : kExitFailed;
@@ -123,6 +125,13 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, const B
               r.seconds, krow::with_thousands(static_cast<uint64_t>(rate)).c_str(),
               krow::with_thousands(r.batches).c_str(), krow::with_thousands(r.decode_errors).c_str(),
               r.run_id.c_str());
+  for (const auto& g : r.gates)
+    std::printf("  gate %s %s (%s, %s): %s\n", g.passed ? "passed" : "FAILED", g.id.c_str(), krow::gate_type_name(g.type),
+                g.severity == krow::GateSeverity::error ? "error" : "warn", g.finding.c_str());
+  if (manifest.quality.publish == krow::PublishMode::staged && r.status != krow::SyncStatus::failed)
+    std::printf("  staged publish: %s\n", r.published ? "the run's rows and positions reached the tables together"
+                                                        : "nothing of this run was published; the tables and positions "
+                                                          "are as they were");
   for (const auto& e : r.errors) std::fprintf(stderr, "krow: error: %s\n", e.c_str());
   if (!r.lag_reporting_off.empty()) std::fprintf(stderr, "krow: note: %s\n", r.lag_reporting_off.c_str());
   return exit_code(r);
@@ -318,9 +327,11 @@ int main(int argc, char** argv) {
       "Each sync reads every selected partition up to its last stable offset, commits rows and\n"
       "positions together, and resumes where the last committed batch ended.\n\n"
       "Exit codes: 0 success, 1 failure that needs a fix (the message names it), 2 partial\n"
-      "(some tables stopped), 3 invalid manifest or arguments, 75 failure that may pass by\n"
-      "itself (an outage longer than the retries: run again later), 130 interrupted.\n"
-      "Committed work is kept whatever the exit code."};
+      "(some tables stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error\n"
+      "failed, 75 failure that may pass by itself (an outage longer than the retries: run again\n"
+      "later), 130 interrupted.\n"
+      "Committed work is kept whatever the exit code (with quality.publish: staged, a run's rows\n"
+      "are committed only once its gates pass)."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "krow 0.1.0");
 

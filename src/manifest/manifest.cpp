@@ -122,7 +122,8 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
                                         ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) r.fail(root, "a manifest is a YAML mapping with source, topics and warehouse");
-  r.check_keys(root, "the manifest", {"name", "source", "registry", "topics", "warehouse", "batch", "limits", "bounds"});
+  r.check_keys(root, "the manifest", {"name", "source", "registry", "topics", "warehouse", "batch", "limits", "bounds",
+                                  "quality"});
 
   Manifest m;
   m.file = file;
@@ -154,6 +155,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
       m.limits.max_value_bytes = r.size(v, "max_value_bytes", 0, 1ll << 30);
   }
   if (auto n = root["bounds"]) read_bounds(r, n, m.bounds);
+  if (auto n = root["quality"]) m.quality = read_quality(r, n);
   return m;
 }
 

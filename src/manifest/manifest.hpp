@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "manifest/bounds.hpp"
+#include "manifest/quality.hpp"
 #include "manifest/secret.hpp"
 #include "manifest/section.hpp"
 #include "warehouse/warehouse_config.hpp"
@@ -69,6 +70,7 @@ struct Manifest {
   BatchConfig batch;
   LimitsConfig limits;
   BoundsConfig bounds;  // how far one run reads (`bounds:`, overridden by the sync flags)
+  QualityConfig quality;  // gates a run must pass, and when its rows become visible (`quality:`)
 };
 
 // Loads and checks a manifest. Throws Error(ErrorClass::config) naming the file, line and

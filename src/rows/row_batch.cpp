@@ -1,5 +1,8 @@
 #include "rows/row_batch.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "util/text.hpp"
 
 namespace krow {
@@ -19,6 +22,21 @@ void RowBatch::clear() {
     if (t.encoded) t.encoded->current = false;
   }
   rows_ = 0;
+}
+
+std::vector<OffsetRange> TableRows::offset_ranges() const {
+  std::map<Partition, std::pair<Offset, Offset>> by_partition;
+  for (const Row& row : rows) {
+    auto [it, fresh] = by_partition.try_emplace(row.partition, row.offset, row.offset);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, row.offset);
+      it->second.second = std::max(it->second.second, row.offset);
+    }
+  }
+  std::vector<OffsetRange> out;
+  for (const auto& [partition, range] : by_partition)
+    out.push_back({topic_id, partition, range.first, Offset(range.second.value() + 1)});
+  return out;
 }
 
 void RowBatch::drop_rows(size_t table) {

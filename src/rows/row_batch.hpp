@@ -46,6 +46,8 @@ struct TableRows {
   TopicId topic_id;
   std::vector<Row> rows;
   std::unique_ptr<EncodedRows> encoded;  // set by the adapter; see EncodedRows
+  // Per partition, the offsets from the first row to one past the last (by partition).
+  std::vector<OffsetRange> offset_ranges() const;
 };
 
 class RowBatch {

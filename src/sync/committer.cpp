@@ -8,11 +8,12 @@
 
 namespace krow {
 
-Committer::Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode,
+Committer::Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, bool staged,
                      std::chrono::seconds retry_budget, std::unique_ptr<RowBatch> spare, AfterCommit after_commit)
     : warehouse_(warehouse),
       sync_id_(std::move(sync_id)),
       mode_(mode),
+      staged_(staged),
       retry_budget_(retry_budget),
       after_commit_(std::move(after_commit)),
       free_(std::move(spare)) {
@@ -43,6 +44,14 @@ void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Posit
     PositionMove m{p, t.stored};
     m.to.next = std::max(p.next, t.floor);
     t.stored = m.to.next;
+    if (staged_) {
+      auto run = std::find_if(run_moves_.begin(), run_moves_.end(), [&](const PositionMove& r) {
+        return r.to.topic_id == p.topic_id && r.to.partition == p.partition;
+      });
+      if (run == run_moves_.end()) run_moves_.push_back(m);
+      else run->to = m.to;
+      continue;  // staged batches move no position
+    }
     job.moves.push_back(std::move(m));
   }
   std::unique_lock lock(mu_);
@@ -75,8 +84,9 @@ void Committer::loop() {
     std::exception_ptr error;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      write(*job.batch, job.moves);
-      if (after_commit_) {
+      if (staged_) with_retries({}, [&](bool again) { warehouse_.stage(sync_id_, *job.batch, again); });
+      else write(*job.batch, job.moves);
+      if (after_commit_ && !staged_) {
         std::vector<Position> stored;
         for (const auto& m : job.moves) stored.push_back(m.to);
         after_commit_(stored);
@@ -110,10 +120,37 @@ std::chrono::milliseconds backoff(int attempt) {
 }  // namespace
 
 void Committer::write(RowBatch& batch, const std::vector<PositionMove>& moves) {
+  with_retries(moves, [&](bool) { warehouse_.commit(sync_id_, batch, moves, mode_); });
+}
+
+void Committer::publish(const std::vector<std::string>& tables) {
+  // Nothing moved, so nothing was staged: there is nothing to publish (and a publish without
+  // a position to move could not tell, after a failure, whether it landed).
+  if (run_moves_.empty()) return discard(tables);
+  with_retries(run_moves_, [&](bool) { warehouse_.publish(sync_id_, tables, run_moves_, mode_); });
+  if (after_commit_) {
+    std::vector<Position> stored;
+    for (const auto& m : run_moves_) stored.push_back(m.to);
+    after_commit_(stored);
+  }
+}
+
+void Committer::discard(const std::vector<std::string>& tables) {
+  with_retries({}, [&](bool) { warehouse_.discard_staged(sync_id_, tables); });
+  rows_ = 0;
+}
+
+std::optional<Offset> Committer::position(const TopicId& topic_id, Partition partition) const {
+  const auto it = tracked_.find({topic_id, partition});
+  return it == tracked_.end() ? std::nullopt : it->second.stored;
+}
+
+template <class Attempt>
+void Committer::with_retries(const std::vector<PositionMove>& moves, Attempt&& attempt) {
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  for (int attempt = 1;; ++attempt) {
+  for (int n = 1;; ++n) {
     try {
-      warehouse_.commit(sync_id_, batch, moves, mode_);
+      attempt(n > 1);
       return;
     } catch (const Error& e) {
       if (e.error_class() != ErrorClass::transient && e.error_class() != ErrorClass::conflict) throw;
@@ -122,13 +159,13 @@ void Committer::write(RowBatch& batch, const std::vector<PositionMove>& moves) {
       if (committed_anyway(moves, *deadline)) return;
       if (e.error_class() == ErrorClass::conflict)
         throw Error(ErrorClass::fatal_run, std::string(e.what()) + "; nothing of this batch was written");
-      if (std::chrono::steady_clock::now() + backoff(attempt) > *deadline)
+      if (std::chrono::steady_clock::now() + backoff(n) > *deadline)
         throw Error(ErrorClass::transient,
                     std::string(e.what()) + " (retried for " + std::to_string(retry_budget_.count()) +
                         " s, warehouse.retry_timeout). Everything up to the last committed batch is kept; run the sync "
                         "again once the warehouse is back");
       ++retries_;
-      std::this_thread::sleep_for(backoff(attempt));
+      std::this_thread::sleep_for(backoff(n));
     }
   }
 }

@@ -9,8 +9,13 @@
 // be retried, the outcome may be unknown (the connection broke during COMMIT): the stored
 // positions are read again before anything is retried, so a batch is never written twice.
 //
-// Thread: construct, expect(), submit(), drain() and destroy from the reading thread. The
-// warehouse is used only by the writer thread between construction and drain().
+// Staged (`quality.publish: staged`): batches go to the warehouse's staging tables instead,
+// no position moves, and publish() moves every staged row and the positions of the whole run
+// in one transaction at the end (or discard() drops them).
+//
+// Thread: construct, expect(), submit(), drain(), publish(), discard() and destroy from the
+// reading thread. The warehouse is used only by the writer thread between construction and
+// drain(), and by the reading thread after drain().
 
 #include <atomic>
 #include <chrono>
@@ -40,8 +45,8 @@ class Committer {
   // `spare` becomes the second buffer; it must have the same table slots as the batch being
   // filled. Failures that can be retried are retried for up to `retry_budget` from the
   // first one, with backoff.
-  Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, std::chrono::seconds retry_budget,
-            std::unique_ptr<RowBatch> spare, AfterCommit after_commit = {});
+  Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, bool staged,
+            std::chrono::seconds retry_budget, std::unique_ptr<RowBatch> spare, AfterCommit after_commit = {});
   ~Committer();
   Committer(const Committer&) = delete;
   Committer& operator=(const Committer&) = delete;
@@ -60,6 +65,16 @@ class Committer {
   // Waits until everything submitted is committed; rethrows a write error.
   void drain();
 
+  // Staged: after drain(), moves the staged rows into `tables` and every position the run
+  // advanced, in one transaction (retried like a batch). Then the positions go to after_commit.
+  void publish(const std::vector<std::string>& tables);
+  // Staged: after drain(), drops the staged rows; nothing of the run reaches the tables.
+  void discard(const std::vector<std::string>& tables);
+
+  // Where a partition stands once everything submitted is committed (or published); none when
+  // it never had a position.
+  std::optional<Offset> position(const TopicId& topic_id, Partition partition) const;
+
   // Finishes the batch being written (if any), drops what was not started, and ends the
   // thread. Idempotent; the destructor calls it.
   void stop();
@@ -75,6 +90,11 @@ class Committer {
   };
   void loop();
   void write(RowBatch& batch, const std::vector<PositionMove>& moves);
+  // Calls `attempt(again)` until it succeeds, retrying what can be retried within the budget;
+  // `again` is true after a failure whose outcome is unknown. `moves`: what the attempt
+  // advances, to tell from the stored positions whether a failed one landed after all.
+  template <class Attempt>
+  void with_retries(const std::vector<PositionMove>& moves, Attempt&& attempt);
   // After a failure: true when the stored positions show the batch committed, false when
   // they show it did not; throws conflict when they show neither (someone else moved them).
   bool committed_anyway(const std::vector<PositionMove>& moves, std::chrono::steady_clock::time_point deadline);
@@ -82,6 +102,7 @@ class Committer {
   Warehouse& warehouse_;
   std::string sync_id_;
   Warehouse::WriteMode mode_;
+  bool staged_;
   std::chrono::seconds retry_budget_;
   AfterCommit after_commit_;
   // Reading thread only: where each partition will stand once what was submitted commits.
@@ -90,6 +111,9 @@ class Committer {
     Offset floor;
   };
   std::map<std::pair<TopicId, Partition>, Tracked> tracked_;
+  // Staged, reading thread only: every partition's move over the whole run (from its first
+  // batch's `from` to its last batch's `to`), in the order first moved.
+  std::vector<PositionMove> run_moves_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kafka/errors.hpp"
+#include "sync/quality_gates.hpp"
 #include "sync/topic_selection.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
@@ -96,6 +97,7 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
   Plan plan;
   if (bounded) plan.bounds = manifest.bounds;
   plan.sync_id = manifest.name;
+  plan.quality = manifest.quality;
   plan.warehouse = warehouse.describe();
   plan.schema = manifest.warehouse.schema;
   plan.decoders = manifest.registry.configured()
@@ -103,6 +105,8 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
                       : "json, string, binary (no schema registry: framed payloads are kept raw as schema_registry)";
 
   const auto stored = warehouse.positions(manifest.name);
+  for (const auto& run : warehouse.runs(manifest.name, 1))
+    plan.last_run = run.run_id + ": " + run.status + ", finished " + utc_time(run.finished_at_ms);
   std::set<std::string> stored_topics;
   for (const auto& s : stored) stored_topics.insert(s.topic);
 
@@ -241,12 +245,33 @@ std::string describe_bounds(const BoundsConfig& b) {
   return out;
 }
 
+// What the publish mode means for the tables, in one sentence.
+std::string describe_publish(const QualityConfig& q) {
+  if (q.publish == PublishMode::staged)
+    return "staged: batches go to staging tables; rows and positions reach the tables in one transaction once every "
+           "gate of severity error passed, and a failing one leaves tables and positions as they were";
+  return std::string("per_batch: each batch is queryable once committed") +
+         (q.gates.empty() ? "" : "; the gates run after the last batch and a failing one cannot undo the batches "
+                                 "(use publish: staged for gates that block)");
+}
+
 std::string format_json(const Plan& plan) {
   JsonWriter w;
   w.begin_object().field("sync_id", plan.sync_id).field("warehouse", plan.warehouse).field("schema", plan.schema);
   w.field("messages_to_read", plan.to_read());
   w.key("bounds");
   write_bounds_json(w, plan.bounds);
+  w.field("publish", publish_mode_name(plan.quality.publish)).field("publish_note", describe_publish(plan.quality));
+  w.key("gates").begin_array();
+  for (const auto& g : plan.quality.gates)
+    w.begin_object()
+        .field("id", g.id)
+        .field("type", gate_type_name(g.type))
+        .field("severity", g.severity == GateSeverity::error ? "error" : "warn")
+        .field("description", describe_gate(g))
+        .end_object();
+  w.end_array();
+  if (plan.last_run.empty()) w.key("last_run").null(); else w.field("last_run", plan.last_run);
   w.key("topics").begin_array();
   for (const auto& t : plan.topics) {
     w.begin_object().field("topic", t.topic).field("table", t.table);
@@ -291,9 +316,9 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
   if (bounded) out << (md ? "- bounds: " : "  bounds: ") << describe_bounds(plan.bounds) << "\n";
   if (!plan.excluded_internal.empty())
     out << (md ? "- " : "  ") << plan.excluded_internal.size() << " internal topic(s) left out\n";
-  out << "\n";
   if (md) {
-    out << "| topic | table | topic id | partition | stored position | start | boundary | bounded by | "
+    out << "\n## Boundary\n\n"
+        << "| topic | table | topic id | partition | stored position | start | boundary | bounded by | "
            "last stable offset | to read |\n"
         << "|---|---|---|---:|---:|---:|---:|---|---:|---:|\n";
     for (const auto& t : plan.topics) {
@@ -309,8 +334,24 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
             << count(p.to_read()) << (p.retention_gap() ? " (gap: expired offsets)" : "")
             << (p.truncated() ? " (log truncated below the position)" : "") << " |\n";
     }
+    out << "\n## Quality gates\n\n- publish: " << describe_publish(plan.quality) << "\n";
+    if (plan.quality.gates.empty()) out << "- no gates (`quality.gates` in the manifest)\n";
+    for (const auto& g : plan.quality.gates) out << "- " << describe_gate(g) << "\n";
+    out << "\n## State\n\n";
+    size_t stored = 0, partitions = 0;
+    for (const auto& t : plan.topics)
+      for (const auto& p : t.partitions) ++partitions, stored += p.stored.has_value();
+    out << "- positions stored for " << stored << " of " << partitions << " partition(s); they move only with the "
+        << "rows they cover\n";
+    out << "- last run: " << (plan.last_run.empty() ? "none yet" : plan.last_run) << "\n";
+    if (!plan.older_topic_ids.empty())
+      out << "- " << plan.older_topic_ids.size() << " position(s) of topics since deleted or recreated are kept\n";
     return out.str();
   }
+  if (plan.quality.publish == PublishMode::staged || !plan.quality.gates.empty())
+    out << "  publish: " << describe_publish(plan.quality) << "\n";
+  for (const auto& g : plan.quality.gates) out << "  gate " << describe_gate(g) << "\n";
+  out << "\n";
   for (const auto& t : plan.topics) {
     out << t.topic << "  ->  " << plan.schema << "." << t.table;
     if (!t.topic_id.empty()) out << "   (topic id " << t.topic_id.str() << ")";

@@ -66,6 +66,8 @@ struct Plan {
   std::vector<std::string> excluded_internal;  // internal topics left out
   std::vector<Position> older_topic_ids;     // positions of topics since recreated or deleted
   BoundsConfig bounds;                       // the bounds applied (none for a full resync)
+  QualityConfig quality;                     // the gates a run checks, and its publish mode
+  std::string last_run;                      // "<run id>: <status>, finished <time>"; empty before the first
   int64_t to_read() const;
 };
 

@@ -9,6 +9,7 @@
 #include "sync/run_artifacts.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
+#include "sync/quality_gates.hpp"
 
 namespace krow {
 
@@ -88,6 +89,7 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   phase("connect_plan_ms", r.phases.connect_plan_ms);
   phase("read_write_ms", r.phases.read_write_ms);
   phase("final_drain_ms", r.phases.final_drain_ms);
+  phase("gates_publish_ms", r.phases.gates_publish_ms);
   phase("lag_report_ms", r.phases.lag_report_ms);
   w.end_object();
   w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
@@ -145,9 +147,16 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   w.key("errors").begin_array();
   for (const auto& e : r.errors) w.value(e);
   w.end_array();
-  // Quality gates and their findings go here once krow has gates; an empty array until then,
-  // so that readers of the record can rely on the key.
-  w.key("gates").begin_array().end_array();
+  const bool staged = manifest_.quality.publish == PublishMode::staged;
+  w.field("publish", publish_mode_name(manifest_.quality.publish));
+  w.field("published", staged ? r.published : r.messages > 0);
+  w.field("publish_note",
+          staged ? (r.published ? "staged: the run's rows and positions reached the tables together, after the gates"
+                                : "staged: nothing of this run reached the tables; they and the positions are as before it")
+                 : "per_batch: each batch was queryable once committed; the gates ran after the last one and cannot "
+                   "undo them");
+  w.key("gates");
+  write_findings_json(w, r.gates);
   w.end_object();
   return w.str();
 }

@@ -25,6 +25,7 @@ struct TableTally {
   int64_t bytes = 0;
   int64_t decode_errors = 0;
   int64_t tombstones = 0;
+  bool created = false;  // its table exists: the run created or found it before reading
   std::string error;  // set when the table stopped
   std::vector<Gap> gaps;  // offsets that went away while the run read them
 };

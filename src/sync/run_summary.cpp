@@ -127,10 +127,16 @@ std::string render_run_summary(std::string_view record_json) {
     }
 
   simdjson::dom::array gates;
-  out << "\n## Gates\n\n";
-  if (r["gates"].get(gates) || gates.size() == 0) out << "None ran (quality gates are not part of krow yet).\n";
+  out << "\n## Quality gates\n\n";
+  if (has_value(r, "publish_note")) out << "Publish: " << one_line(text_of(r, "publish_note")) << ".\n\n";
+  if (r["gates"].get(gates) || gates.size() == 0) out << "None ran.\n";
   else
-    for (element g : gates) out << "- " << simdjson::to_string(g) << "\n";
+    for (element g : gates) {
+      bool passed = false;
+      if (g["passed"].get(passed)) passed = false;
+      out << "- " << (passed ? "passed" : "**failed**") << ": `" << text_of(g, "id") << "` (" << text_of(g, "type")
+          << ", " << text_of(g, "severity") << "): " << one_line(text_of(g, "finding")) << "\n";
+    }
   return out.str();
 }
 

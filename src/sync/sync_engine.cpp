@@ -29,6 +29,7 @@ const char* status_name(SyncStatus s) {
     case SyncStatus::partial: return "partial";
     case SyncStatus::failed: return "failed";
     case SyncStatus::interrupted: return "interrupted";
+    case SyncStatus::gate_failed: return "gate_failed";
   }
   return "unknown";
 }
@@ -64,6 +65,12 @@ class SyncRun : PartitionReader::Handler {
   void on_gap(size_t topic, const Gap& gap) override;
   // Hands the batch and the positions it advances to the committer.
   void submit();
+  bool staged() const { return manifest_.quality.publish == PublishMode::staged; }
+  // After the last commit: checks the gates, then publishes the staged rows, or drops them
+  // when a gate of severity error failed.
+  void check_gates_and_publish();
+  // What the gates look at, per table; queries the warehouse only for what they need.
+  std::vector<TableFacts> measure();
   bool resyncs(const TopicPlan& t) const;
   // Every `resync --table` names a table of this sync (a typo must not resync nothing).
   void check_only_tables() const;
@@ -83,6 +90,8 @@ class SyncRun : PartitionReader::Handler {
   std::unique_ptr<Committer> committer_;
   PartitionReader* reader_ = nullptr;  // while reading
   SyncResult result_;
+  bool gate_blocked_ = false;
+  std::vector<std::string> staged_tables_;  // staged: the tables with a staging table (those not stopped before reading)
 };
 
 SyncResult SyncRun::run() {
@@ -143,6 +152,7 @@ SyncResult SyncRun::run() {
   if (result_.status != SyncStatus::failed) {
     const bool any_stopped = std::any_of(tables_.begin(), tables_.end(), [](const TableTally& t) { return !t.error.empty(); });
     if (options_.stop && options_.stop->load()) result_.status = SyncStatus::interrupted;
+    else if (gate_blocked_) result_.status = SyncStatus::gate_failed;
     else if (any_stopped) result_.status = SyncStatus::partial;
   }
   result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -186,8 +196,17 @@ void SyncRun::prepare(kafka::Client& client) {
       result_.errors.push_back(e.what());
       continue;
     }
+    t.created = true;
     slots_.back() = batch_->table_slot(tp.table, tp.topic, tp.topic_id);
   }
+  std::vector<TableFacts> names;
+  for (const auto& tp : plan_.topics) names.push_back({.table = tp.table, .topic = tp.topic});
+  if (const auto problem = check_gate_tables(manifest_.quality, names); !problem.empty())
+    throw Error(ErrorClass::config, problem);
+  if (!staged()) return;
+  for (const auto& t : tables_)
+    if (t.created) staged_tables_.push_back(t.plan->table);
+  warehouse_->begin_staging(manifest_.name, staged_tables_);
 }
 
 void SyncRun::check_only_tables() const {
@@ -249,7 +268,7 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
                                                  std::chrono::seconds(manifest_.source.retry_timeout_s));
   committer_ = std::make_unique<Committer>(
       *warehouse_, manifest_.name, options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append,
-      std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
+      staged(), std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
       [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
   struct Drain {  // whatever happens, committed counts are read after the committer stops
     SyncRun& run;
@@ -284,6 +303,70 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   // The batch in hand, and positions moved without rows (past expired or aborted offsets).
   submit();
   committer_->drain();
+  const auto gates_start = std::chrono::steady_clock::now();
+  if (!(options_.stop && options_.stop->load())) check_gates_and_publish();
+  else if (staged()) committer_->discard(staged_tables_);  // interrupted: the next run starts over
+  result_.phases.gates_publish_ms = ms_since(gates_start);
+}
+
+std::vector<TableFacts> SyncRun::measure() {
+  const auto needs = gate_needs(manifest_.quality);
+  std::vector<TableFacts> out;
+  for (const auto& t : tables_) {
+    const TopicPlan& tp = *t.plan;
+    TableFacts f{.table = tp.table, .topic = tp.topic, .messages_read = t.messages, .decode_errors = t.decode_errors};
+    std::vector<OffsetRange> ranges;
+    for (const auto& p : tp.partitions) {
+      const Offset from = options_.full_resync ? p.earliest : p.start;
+      const Offset reached = committer_->position(tp.topic_id, p.partition).value_or(p.start);
+      f.lag_after += std::max<int64_t>(0, distance(reached, p.last_stable));
+      if (reached > from) ranges.push_back({tp.topic_id, p.partition, from, reached});
+    }
+    // A table stopped before reading may not even exist.
+    if (t.created) {
+      const auto& sync = manifest_.name;
+      if (needs.rows_written)
+        f.rows_written = staged() ? warehouse_->count_rows(sync, tp.table, true, {}).rows
+                         : ranges.empty() ? 0
+                                          : warehouse_->count_rows(sync, tp.table, false, ranges).rows;
+      if (needs.rows_in_table) {
+        auto in_table = warehouse_->count_rows(sync, tp.table, false, {});
+        if (staged()) {
+          const auto more = warehouse_->count_rows(sync, tp.table, true, {});
+          in_table.rows += more.rows;
+          if (more.newest_ms) in_table.newest_ms = std::max(in_table.newest_ms.value_or(*more.newest_ms), *more.newest_ms);
+        }
+        f.rows_in_table = in_table.rows;
+        f.newest_ms = in_table.newest_ms;
+      }
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void SyncRun::check_gates_and_publish() {
+  if (!manifest_.quality.gates.empty()) {
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+    result_.gates = evaluate_gates(manifest_.quality, measure(), now);
+  }
+  gate_blocked_ = gates_block(result_.gates);
+  for (const auto& g : result_.gates) {
+    if (g.passed || g.severity != GateSeverity::error) continue;
+    result_.errors.push_back(
+        "quality gate '" + g.id + "' (" + gate_type_name(g.type) + ") failed: " + g.finding +
+        (staged() ? ". Nothing of this run was published: the tables and positions are as they were before it"
+                  : ". This run's batches were committed as they were written (quality.publish: per_batch) and stay; "
+                    "use quality.publish: staged for gates that block before the tables change"));
+  }
+  if (!staged()) return;
+  if (gate_blocked_) {
+    committer_->discard(staged_tables_);
+    return;
+  }
+  committer_->publish(staged_tables_);
+  result_.published = true;
 }
 
 void SyncRun::on_message(size_t topic, const kafka::Message& m) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
+#include "sync/quality_gates.hpp"
 
 namespace krow {
 
@@ -27,13 +28,20 @@ struct SyncOptions {
   std::vector<std::string> only_tables;    // full resync of these tables only (empty: all)
 };
 
-enum class SyncStatus { success, partial, failed, interrupted };
+enum class SyncStatus {
+  success,
+  partial,      // some tables stopped; the others were synced
+  failed,
+  interrupted,
+  gate_failed,  // a quality gate of severity error failed (exit code 4)
+};
 
 // Wall time of each phase of a run, in milliseconds; -1 for a phase the run did not reach.
 struct PhaseTimes {
   int64_t connect_plan_ms = -1;  // open the warehouse, connect, check the cluster, plan, create tables
   int64_t read_write_ms = -1;    // read up to the boundaries, committing full batches on the way
   int64_t final_drain_ms = -1;   // commit the last batch and wait for every commit to land
+  int64_t gates_publish_ms = -1;  // measure and check the quality gates; publish or drop the staged rows
   int64_t lag_report_ms = -1;    // the last positions to the lag group, and its answers
 };
 
@@ -50,6 +58,9 @@ struct SyncResult {
   bool retriable = false;  // failed for a reason that may pass by itself (an outage outlasting the retries)
   std::string lag_reporting_off;    // empty when positions reached the lag group
   PhaseTimes phases;
+  std::vector<GateFinding> gates;   // in manifest order; empty when the run ended before they ran
+  // Staged publish: whether the run's rows and positions reached the tables.
+  bool published = false;
 };
 
 // Throws Error for problems found before anything is read (config, credentials, lock) —

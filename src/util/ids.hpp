@@ -76,4 +76,12 @@ struct Position {
   Offset next;
 };
 
+// Offsets [from, to) of one partition of a topic.
+struct OffsetRange {
+  TopicId topic_id;
+  Partition partition;
+  Offset from;
+  Offset to;
+};
+
 }  // namespace krow

@@ -45,6 +45,12 @@ struct PositionMove {
   std::optional<Offset> from;
 };
 
+// Rows counted for the quality gates, with the newest kafka_timestamp among them.
+struct RowCount {
+  int64_t rows = 0;
+  std::optional<int64_t> newest_ms;
+};
+
 // What an engine allows in names.
 struct NameRules {
   size_t max_identifier_bytes = 0;  // 0: no limit krow needs to care about
@@ -95,6 +101,34 @@ class Warehouse {
   // (permissions, disk full, read-only), naming the fix.
   virtual void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
                       WriteMode mode) = 0;
+
+  // Staged publish (`quality.publish: staged`): a run's rows go to staging tables (one per
+  // table of the sync, in krow's state schema) and reach the tables only when publish()
+  // moves them there together with the positions, in one transaction. A run that does not
+  // publish (a gate failed, or it was killed) leaves the tables and positions as they were.
+
+  // Creates an empty staging table for each of `tables`, dropping what an earlier run that
+  // did not publish left there.
+  virtual void begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) = 0;
+
+  // Writes a batch's rows into the staging tables in one transaction; no position moves.
+  // `again`: the batch may have been staged already (a retry after a failure whose outcome is
+  // unknown): its rows replace their earlier copy. Throws as commit() does.
+  virtual void stage(const std::string& sync_id, RowBatch& batch, bool again) = 0;
+
+  // In one transaction: moves the staged rows into `tables` (appending, or replacing rows with
+  // the same id in merge mode), drops the staging tables, and moves the positions, fenced as
+  // in commit(). Throws as commit() does.
+  virtual void publish(const std::string& sync_id, const std::vector<std::string>& tables,
+                       const std::vector<PositionMove>& moves, WriteMode mode) = 0;
+
+  // Drops the staging tables of `tables`: nothing of them is published.
+  virtual void discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) = 0;
+
+  // The rows of `table` (or, `staged`, of its staging table) whose offsets fall in one of
+  // `ranges`, or all of them when `ranges` is empty.
+  virtual RowCount count_rows(const std::string& sync_id, const std::string& table, bool staged,
+                              const std::vector<OffsetRange>& ranges) = 0;
 
   // Stores a run's record (replacing one with the same run ID).
   virtual void record_run(const RunRecord& run) = 0;

@@ -22,6 +22,8 @@ class MemoryWarehouse : public Warehouse {
   Fault next_fault = Fault::none;
   int commits = 0;        // transactions that landed
   int64_t rows = 0;       // rows stored
+  int64_t staged = 0;     // rows staged, not yet published
+  int stage_replacements = 0;  // stage() calls told the batch may be there already
   std::map<std::pair<TopicId, Partition>, Offset> stored;
 
   std::string describe() const override { return "memory"; }
@@ -34,6 +36,30 @@ class MemoryWarehouse : public Warehouse {
   std::vector<TableMapping> tables() override { return {}; }
   void create_table(const std::string&, const std::string&, const std::string&) override {}
   void commit(const std::string&, RowBatch& batch, const std::vector<PositionMove>& moves, WriteMode) override {
+    transact(moves, [&] { rows += static_cast<int64_t>(batch.row_count()); });
+  }
+  void begin_staging(const std::string&, const std::vector<std::string>&) override { staged = 0; }
+  void stage(const std::string&, RowBatch& batch, bool again) override {
+    // A batch staged again replaces its earlier copy (here: the rows of the last one).
+    if (again && last_staged > 0) staged -= std::exchange(last_staged, 0), ++stage_replacements;
+    transact({}, [&] { staged += last_staged = static_cast<int64_t>(batch.row_count()); });
+  }
+  void publish(const std::string&, const std::vector<std::string>&, const std::vector<PositionMove>& moves,
+               WriteMode) override {
+    transact(moves, [&] { rows += std::exchange(staged, 0); });
+  }
+  void discard_staged(const std::string&, const std::vector<std::string>&) override { staged = 0; }
+  RowCount count_rows(const std::string&, const std::string&, bool in_staging, const std::vector<OffsetRange>&) override {
+    return {in_staging ? staged : rows, std::nullopt};
+  }
+  void record_run(const RunRecord&) override {}
+  std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
+
+ private:
+  int64_t last_staged = 0;
+  // One transaction with the fault injected next: fenced moves, then `write`.
+  template <class Write>
+  void transact(const std::vector<PositionMove>& moves, Write&& write) {
     const auto fault = std::exchange(next_fault, Fault::none);
     if (fault == Fault::failed_before_commit) throw Error(ErrorClass::transient, "connection reset");
     if (fault == Fault::moved_by_someone_else) stored[{TopicId("A"), Partition(0)}] = Offset(999);
@@ -43,12 +69,10 @@ class MemoryWarehouse : public Warehouse {
       if (now != m.from) throw Error(ErrorClass::conflict, "stored position is not the batch's start");
     }
     for (const auto& m : moves) stored[{m.to.topic_id, m.to.partition}] = m.to.next;
-    rows += static_cast<int64_t>(batch.row_count());
+    write();
     ++commits;
     if (fault == Fault::lost_acknowledgement) throw Error(ErrorClass::transient, "server closed the connection");
   }
-  void record_run(const RunRecord&) override {}
-  std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
 };
 
 std::unique_ptr<RowBatch> batch_of(size_t n) {
@@ -72,7 +96,7 @@ Position at(int64_t next) { return {"t", TopicId("A"), Partition(0), Offset(next
 class Fenced : public ::testing::Test {
  protected:
   MemoryWarehouse w;
-  Committer c{w, "s", Warehouse::WriteMode::append, std::chrono::seconds(10), spare()};
+  Committer c{w, "s", Warehouse::WriteMode::append, false, std::chrono::seconds(10), spare()};
 };
 
 TEST_F(Fenced, BatchesMovePositionsFromWhereTheLastOneLeftThem) {
@@ -130,7 +154,7 @@ TEST_F(Fenced, PositionsMovedBySomeoneElseStopTheSync) {
 TEST(FencedResync, PositionsNeverMoveBelowTheFloor) {
   MemoryWarehouse w;
   w.stored[{TopicId("A"), Partition(0)}] = Offset(50);
-  Committer c(w, "s", Warehouse::WriteMode::merge, std::chrono::seconds(10), spare());
+  Committer c(w, "s", Warehouse::WriteMode::merge, false, std::chrono::seconds(10), spare());
   c.expect(TopicId("A"), Partition(0), Offset(50), Offset(50));
   auto b = batch_of(20);
   c.submit(b, {at(20)});  // re-read up to 20: the stored position stays at 50
@@ -139,6 +163,76 @@ TEST(FencedResync, PositionsNeverMoveBelowTheFloor) {
   c.drain();
   EXPECT_EQ(w.commits, 2);
   EXPECT_EQ(w.stored.at({TopicId("A"), Partition(0)}), Offset(60));
+}
+
+// Staged: batches move no position; publish moves the whole run's, fenced from the first
+// batch's start to the last batch's end.
+class Staged : public ::testing::Test {
+ protected:
+  MemoryWarehouse w;
+  Committer c{w, "s", Warehouse::WriteMode::append, true, std::chrono::seconds(10), spare()};
+};
+
+TEST_F(Staged, BatchesMoveNoPositionUntilPublished) {
+  w.stored[{TopicId("A"), Partition(0)}] = Offset(100);
+  c.expect(TopicId("A"), Partition(0), Offset(100), Offset(100));
+  auto b = batch_of(10);
+  c.submit(b, {at(110)});
+  *b = std::move(*batch_of(5));
+  c.submit(b, {at(115)});
+  c.drain();
+  EXPECT_EQ(w.staged, 15);
+  EXPECT_EQ(w.rows, 0);
+  EXPECT_EQ(w.stored.at({TopicId("A"), Partition(0)}), Offset(100));
+  EXPECT_EQ(c.position(TopicId("A"), Partition(0)), Offset(115));
+  c.publish({"t"});
+  EXPECT_EQ(w.rows, 15);
+  EXPECT_EQ(w.staged, 0);
+  EXPECT_EQ(w.stored.at({TopicId("A"), Partition(0)}), Offset(115));
+}
+
+TEST_F(Staged, DiscardLeavesRowsAndPositionsAsTheyWere) {
+  c.expect(TopicId("A"), Partition(0), std::nullopt, Offset(0));
+  auto b = batch_of(8);
+  c.submit(b, {at(8)});
+  c.drain();
+  c.discard({"t"});
+  EXPECT_EQ(w.rows, 0);
+  EXPECT_EQ(w.staged, 0);
+  EXPECT_TRUE(w.stored.empty());
+  EXPECT_EQ(c.committed_rows(), 0);
+}
+
+TEST_F(Staged, LostAcknowledgementOfAStagedBatchReplacesItsCopy) {
+  c.expect(TopicId("A"), Partition(0), std::nullopt, Offset(0));
+  w.next_fault = MemoryWarehouse::Fault::lost_acknowledgement;
+  auto b = batch_of(6);
+  c.submit(b, {at(6)});
+  c.drain();
+  EXPECT_EQ(w.staged, 6);
+  EXPECT_EQ(w.stage_replacements, 1);
+}
+
+TEST_F(Staged, LostAcknowledgementOfThePublishIsNotPublishedTwice) {
+  c.expect(TopicId("A"), Partition(0), std::nullopt, Offset(0));
+  auto b = batch_of(9);
+  c.submit(b, {at(9)});
+  c.drain();
+  w.next_fault = MemoryWarehouse::Fault::lost_acknowledgement;
+  c.publish({"t"});
+  EXPECT_EQ(w.rows, 9);
+  EXPECT_EQ(w.stored.at({TopicId("A"), Partition(0)}), Offset(9));
+}
+
+TEST_F(Staged, PositionsMovedBySomeoneElsePublishNothing) {
+  w.stored[{TopicId("A"), Partition(0)}] = Offset(10);
+  c.expect(TopicId("A"), Partition(0), Offset(10), Offset(10));
+  auto b = batch_of(4);
+  c.submit(b, {at(14)});
+  c.drain();
+  w.next_fault = MemoryWarehouse::Fault::moved_by_someone_else;
+  EXPECT_THROW(c.publish({"t"}), Error);
+  EXPECT_EQ(w.rows, 0);
 }
 
 }  // namespace

@@ -51,7 +51,23 @@ TEST(RunSummary, SaysWhatTheRecordHolds) {
            "  - Stopped: no READ on topic orders.us: grant it to User:krow\n",
            "- `orders.eu` partition 0, offsets 0 to 5: expired by retention\n",
            "## Errors\n\n- no READ on topic orders.us",
-           "## Gates\n\nNone ran",
+           "## Quality gates\n\nNone ran",
+       })
+    EXPECT_NE(md.find(expected), std::string::npos) << expected << "\n---\n" << md;
+}
+
+TEST(RunSummary, ListsEachGateAndThePublishMode) {
+  auto json = record("r2", 1'796'407'481'000);
+  json.replace(json.rfind(R"("gates":[])"), 10,
+               R"("publish":"staged","published":false,"publish_note":"staged: nothing of this run reached the tables",)"
+               R"("gates":[{"id":"rows_match","type":"row_count_reconciliation","severity":"error","passed":false,)"
+               R"("finding":"orders_eu: 10 messages read, 9 rows written"},{"id":"fresh","type":"freshness",)"
+               R"("severity":"warn","passed":true,"finding":"orders_eu: newest 5s old"}])");
+  const auto md = render_run_summary(json);
+  for (const char* expected : {
+           "Publish: staged: nothing of this run reached the tables.\n",
+           "- **failed**: `rows_match` (row_count_reconciliation, error): orders_eu: 10 messages read, 9 rows written\n",
+           "- passed: `fresh` (freshness, warn): orders_eu: newest 5s old\n",
        })
     EXPECT_NE(md.find(expected), std::string::npos) << expected << "\n---\n" << md;
 }

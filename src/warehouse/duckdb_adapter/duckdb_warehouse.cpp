@@ -185,6 +185,19 @@ void DuckDBWarehouse::exec(const std::string& sql, const char* what) {
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(), std::string(what) + " in " + describe());
 }
 
+template <class Body>
+void DuckDBWarehouse::transaction(const char* what, Body&& body) {
+  exec("BEGIN TRANSACTION", what);
+  try {
+    body();
+    exec("COMMIT", what);
+  } catch (...) {
+    duck::Result r;
+    duckdb_query(conn_, "ROLLBACK", r.get());
+    throw;
+  }
+}
+
 void DuckDBWarehouse::create_state() {
   exec("CREATE SCHEMA IF NOT EXISTS " + quote(config_.schema), "creating the warehouse schema");
   exec(std::string("CREATE SCHEMA IF NOT EXISTS ") + kStateSchema, "creating krow's state schema");
@@ -261,8 +274,7 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
 }
 
 void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table) {
-  exec("BEGIN TRANSACTION", "starting a transaction");
-  try {
+  transaction("creating a table", [&] {
     exec("CREATE TABLE IF NOT EXISTS " + quote(config_.schema) + "." + quote(table) + " (" +
              rows::column_definitions(duckdb_type) + ")",
          "creating a table");
@@ -292,12 +304,7 @@ void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string
     duckdb_bind_varchar(p.get(), 6, table.c_str());
     duck::Result r;
     p.run(r, "recording a table name");
-    exec("COMMIT", "committing a new table");
-  } catch (...) {
-    duck::Result r;
-    duckdb_query(conn_, "ROLLBACK", r.get());
-    throw;
-  }
+  });
 }
 
 void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, const char* catalog,
@@ -437,8 +444,7 @@ DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, co
 
 void DuckDBWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
                              WriteMode mode) {
-  exec("BEGIN TRANSACTION", "starting a batch transaction");
-  try {
+  transaction("committing a batch", [&] {  // on failure, the chunks stay for the retry
     // Positions first: a batch that is not the next one writes no row at all.
     for (const auto& m : moves) move_position(sync_id, m);
     for (auto& t : batch.tables()) {
@@ -446,15 +452,75 @@ void DuckDBWarehouse::commit(const std::string& sync_id, RowBatch& batch, const 
       if (mode == WriteMode::merge) merge_rows(t, batch.arena());
       else append_rows(t, batch.arena(), nullptr, config_.schema, t.table);
     }
-    exec("COMMIT", "committing a batch");
-  } catch (...) {
-    duck::Result r;
-    duckdb_query(conn_, "ROLLBACK", r.get());
-    throw;  // the chunks stay for the retry
-  }
+  });
   // Committed: the chunks' memory goes back now rather than sit idle while the next batch
   // fills (two batches are in flight).
   for (auto& t : batch.tables()) t.encoded.reset();
+}
+
+std::string DuckDBWarehouse::staging(const std::string& sync_id, const std::string& table) const {
+  return std::string(kStateSchema) + "." + quote(staging_table_name(sync_id, config_.schema, table));
+}
+
+void DuckDBWarehouse::begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) {
+  transaction("creating staging tables", [&] {
+    for (const auto& t : tables) {
+      exec("DROP TABLE IF EXISTS " + staging(sync_id, t), "dropping an earlier run's staging table");
+      exec("CREATE TABLE " + staging(sync_id, t) + " (" + rows::column_definitions(duckdb_type) + ")",
+           "creating a staging table");
+    }
+  });
+}
+
+void DuckDBWarehouse::stage(const std::string& sync_id, RowBatch& batch, bool again) {
+  transaction("staging a batch", [&] {
+    for (auto& t : batch.tables()) {
+      if (t.rows.empty()) continue;
+      const auto into = staging_table_name(sync_id, config_.schema, t.table);
+      if (again) exec(delete_ranges_sql(std::string(kStateSchema) + "." + quote(into), t.offset_ranges()),
+                      "replacing a batch staged before");
+      append_rows(t, batch.arena(), nullptr, kStateSchema, into);
+    }
+  });
+  for (auto& t : batch.tables()) t.encoded.reset();
+}
+
+void DuckDBWarehouse::publish(const std::string& sync_id, const std::vector<std::string>& tables,
+                              const std::vector<PositionMove>& moves, WriteMode mode) {
+  transaction("publishing the staged rows", [&] {
+    // Positions first: a run whose positions moved under it publishes nothing.
+    for (const auto& m : moves) move_position(sync_id, m);
+    for (const auto& t : tables) {
+      const auto target = quote(config_.schema) + "." + quote(t);
+      const auto staged = staging(sync_id, t);
+      if (mode == WriteMode::merge)
+        exec("DELETE FROM " + target + " AS t USING " + staged +
+                 " AS s WHERE t.kafka_topic_id = s.kafka_topic_id AND t.kafka_partition = s.kafka_partition AND "
+                 "t.kafka_offset = s.kafka_offset",
+             "replacing re-read rows");
+      exec("INSERT INTO " + target + " SELECT * FROM " + staged, "publishing staged rows");
+      exec("DROP TABLE " + staged, "dropping a staging table");
+    }
+  });
+}
+
+void DuckDBWarehouse::discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) {
+  transaction("dropping staging tables", [&] {
+    for (const auto& t : tables) exec("DROP TABLE IF EXISTS " + staging(sync_id, t), "dropping a staging table");
+  });
+}
+
+RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::string& table, bool staged,
+                                     const std::vector<OffsetRange>& ranges) {
+  const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
+  duck::Result r;
+  if (duckdb_query(conn_, count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)
+    throw duck::make_error(duckdb_result_error_type(r.get()), r.error(), "counting the rows of " + table + " in " +
+                                                                            describe());
+  RowCount out;
+  out.rows = r.int64(0, 0);
+  if (!duckdb_value_is_null(r.get(), 1, 0)) out.newest_ms = r.int64(1, 0);
+  return out;
 }
 
 void DuckDBWarehouse::record_run(const RunRecord& run) {

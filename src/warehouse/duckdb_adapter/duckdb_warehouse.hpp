@@ -34,6 +34,13 @@ class DuckDBWarehouse : public Warehouse {
   void encode(RowBatch& batch) const override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
               WriteMode mode) override;
+  void begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) override;
+  void stage(const std::string& sync_id, RowBatch& batch, bool again) override;
+  void publish(const std::string& sync_id, const std::vector<std::string>& tables,
+               const std::vector<PositionMove>& moves, WriteMode mode) override;
+  void discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) override;
+  RowCount count_rows(const std::string& sync_id, const std::string& table, bool staged,
+                      const std::vector<OffsetRange>& ranges) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
 
@@ -55,6 +62,11 @@ class DuckDBWarehouse : public Warehouse {
                    const std::string& table_name);
   // Full resync: replaces the rows whose ids the batch holds, keeps every other row.
   void merge_rows(TableRows& table, const std::string& arena);
+  // The quoted name of a table's staging table (in krow's state schema).
+  std::string staging(const std::string& sync_id, const std::string& table) const;
+  // Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+  template <class Body>
+  void transaction(const char* what, Body&& body);
   // Compare-and-set of one position; throws Error(conflict) when it is not `from`.
   void move_position(const std::string& sync_id, const PositionMove& move);
 

@@ -361,20 +361,12 @@ void PostgresWarehouse::merge_rows(RowBatch& batch, size_t table_index) {
   copy_rows(batch, table_index, "krow_stage");
   // Replace exactly the ids the batch holds; the offset range of each partition lets the
   // BRIN index skip what the batch cannot touch.
-  std::map<Partition, std::pair<Offset, Offset>> ranges;
-  for (const Row& row : table.rows) {
-    auto [it, fresh] = ranges.try_emplace(row.partition, row.offset, row.offset);
-    if (!fresh) {
-      it->second.first = std::min(it->second.first, row.offset);
-      it->second.second = std::max(it->second.second, row.offset);
-    }
-  }
-  for (const auto& [partition, range] : ranges)
+  for (const auto& range : table.offset_ranges())
     conn_->exec("DELETE FROM " + target +
-                    " AS t WHERE t.kafka_topic_id = $1 AND t.kafka_partition = $2 AND t.kafka_offset BETWEEN $3 AND $4 "
-                    "AND t.id IN (SELECT id FROM krow_stage)",
-                {table.topic_id.str(), std::to_string(partition.value()), std::to_string(range.first.value()),
-                 std::to_string(range.second.value())},
+                    " AS t WHERE t.kafka_topic_id = $1 AND t.kafka_partition = $2 AND t.kafka_offset >= $3 AND "
+                    "t.kafka_offset < $4 AND t.id IN (SELECT id FROM krow_stage)",
+                {table.topic_id.str(), std::to_string(range.partition.value()), std::to_string(range.from.value()),
+                 std::to_string(range.to.value())},
                 "replacing re-read rows");
   conn_->exec("INSERT INTO " + target + " SELECT * FROM krow_stage", "inserting re-read rows");
   conn_->exec("TRUNCATE krow_stage", "clearing the merge stage");
@@ -397,10 +389,9 @@ void PostgresWarehouse::summarize(const RowBatch& batch) {
   }
 }
 
-void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
-                               WriteMode mode) {
-  ensure_connected();
-  if (mode == WriteMode::merge) summarize(batch);
+template <class WriteTable>
+void PostgresWarehouse::write_batch(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+                                    WriteTable&& write_table) {
   std::set<std::tuple<size_t, size_t, size_t>> refused;
   for (int refusals = 0;;) {
     try {
@@ -408,12 +399,8 @@ void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
       // Positions first: a batch that is not the next one writes no row at all.
       move_positions(sync_id, moves);
       const auto& tables = batch.tables();
-      for (copying_ = 0; copying_ < tables.size(); ++copying_) {
-        const auto& t = tables[copying_];
-        if (t.rows.empty()) continue;
-        if (mode == WriteMode::merge) merge_rows(batch, copying_);
-        else copy_rows(batch, copying_, quote(config_.schema) + "." + quote(t.table));
-      }
+      for (copying_ = 0; copying_ < tables.size(); ++copying_)
+        if (!tables[copying_].rows.empty()) write_table(copying_);
       conn_->exec("COMMIT", "committing a batch");
       return;
     } catch (const pg::ServerError& e) {
@@ -436,6 +423,90 @@ void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
       throw;
     }
   }
+}
+
+void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+                               WriteMode mode) {
+  ensure_connected();
+  if (mode == WriteMode::merge) summarize(batch);
+  write_batch(sync_id, batch, moves, [&](size_t i) {
+    if (mode == WriteMode::merge) merge_rows(batch, i);
+    else copy_rows(batch, i, quote(config_.schema) + "." + quote(batch.tables()[i].table));
+  });
+}
+
+std::string PostgresWarehouse::staging(const std::string& sync_id, const std::string& table) const {
+  return std::string(kStateSchema) + "." + quote(staging_table_name(sync_id, config_.schema, table));
+}
+
+template <class Body>
+void PostgresWarehouse::transaction(const char* what, Body&& body) {
+  ensure_connected();
+  try {
+    conn_->exec("BEGIN", what);
+    body();
+    conn_->exec("COMMIT", what);
+  } catch (...) {
+    rollback();
+    throw;
+  }
+}
+
+void PostgresWarehouse::begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) {
+  transaction("creating staging tables", [&] {
+    for (const auto& t : tables) {
+      conn_->exec("DROP TABLE IF EXISTS " + staging(sync_id, t), "dropping an earlier run's staging table");
+      // Unlogged: written once, read once; a server crash empties it, and the run starts over.
+      conn_->exec("CREATE UNLOGGED TABLE " + staging(sync_id, t) + " (" + rows::column_definitions(postgres_type) + ")",
+                  "creating a staging table");
+    }
+  });
+}
+
+void PostgresWarehouse::stage(const std::string& sync_id, RowBatch& batch, bool again) {
+  ensure_connected();
+  write_batch(sync_id, batch, {}, [&](size_t i) {
+    const auto& t = batch.tables()[i];
+    if (again) conn_->exec(delete_ranges_sql(staging(sync_id, t.table), t.offset_ranges()),
+                           "replacing a batch staged before");
+    copy_rows(batch, i, staging(sync_id, t.table));
+  });
+}
+
+void PostgresWarehouse::publish(const std::string& sync_id, const std::vector<std::string>& tables,
+                                const std::vector<PositionMove>& moves, WriteMode mode) {
+  transaction("publishing the staged rows", [&] {
+    // Positions first: a run whose positions moved under it publishes nothing.
+    move_positions(sync_id, moves);
+    for (const auto& t : tables) {
+      const auto target = quote(config_.schema) + "." + quote(t);
+      const auto staged = staging(sync_id, t);
+      if (mode == WriteMode::merge)
+        conn_->exec("DELETE FROM " + target + " AS t USING " + staged +
+                        " AS s WHERE t.kafka_topic_id = s.kafka_topic_id AND t.kafka_partition = s.kafka_partition "
+                        "AND t.kafka_offset = s.kafka_offset",
+                    "replacing re-read rows");
+      conn_->exec("INSERT INTO " + target + " SELECT * FROM " + staged, "publishing staged rows");
+      conn_->exec("DROP TABLE " + staged, "dropping a staging table");
+    }
+  });
+}
+
+void PostgresWarehouse::discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) {
+  transaction("dropping staging tables", [&] {
+    for (const auto& t : tables) conn_->exec("DROP TABLE IF EXISTS " + staging(sync_id, t), "dropping a staging table");
+  });
+}
+
+RowCount PostgresWarehouse::count_rows(const std::string& sync_id, const std::string& table, bool staged,
+                                       const std::vector<OffsetRange>& ranges) {
+  ensure_connected();
+  const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
+  const auto r = conn_->exec(count_rows_sql(from, ranges), "counting rows");
+  RowCount out;
+  out.rows = std::stoll(text(r, 0, 0));
+  if (!PQgetisnull(r.get(), 0, 1)) out.newest_ms = std::stoll(text(r, 0, 1));
+  return out;
 }
 
 void PostgresWarehouse::record_run(const RunRecord& run) {

@@ -34,6 +34,13 @@ class PostgresWarehouse : public Warehouse {
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
               WriteMode mode) override;
+  void begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) override;
+  void stage(const std::string& sync_id, RowBatch& batch, bool again) override;
+  void publish(const std::string& sync_id, const std::vector<std::string>& tables,
+               const std::vector<PositionMove>& moves, WriteMode mode) override;
+  void discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) override;
+  RowCount count_rows(const std::string& sync_id, const std::string& table, bool staged,
+                      const std::vector<OffsetRange>& ranges) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
 
@@ -50,6 +57,16 @@ class PostgresWarehouse : public Warehouse {
   void replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t row);
   void copy_rows(RowBatch& batch, size_t table, const std::string& target);
   void merge_rows(RowBatch& batch, size_t table);
+  // One transaction: moves the positions, then `write_table` for each table slot with rows.
+  // A value the server refuses becomes its row's decode_error and the batch is tried again.
+  template <class WriteTable>
+  void write_batch(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+                   WriteTable&& write_table);
+  // The quoted name of a table's staging table (in krow's state schema).
+  std::string staging(const std::string& sync_id, const std::string& table) const;
+  // Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+  template <class Body>
+  void transaction(const char* what, Body&& body);
   // Brings the BRIN index of the batch's tables up to date, once per session.
   void summarize(const RowBatch& batch);
   void rollback();
