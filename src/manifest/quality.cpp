@@ -120,7 +120,7 @@ QualityConfig read_quality(const ManifestReader& r, const YAML::Node& node) {
   QualityConfig q;
   if (auto n = node["publish"])
     q.publish = r.one_of(n, "publish", {"per_batch", "staged"}) == "staged" ? PublishMode::staged : PublishMode::per_batch;
-  if (auto n = node["gates"]) {
+  if (auto n = node["gates"]; n && !n.IsNull()) {  // `gates:` with nothing after it: none
     if (!n.IsSequence()) r.fail(n, "quality.gates must be a list of gates, each with id, type and its settings");
     std::set<std::string> ids;
     for (size_t i = 0; i < n.size(); ++i) {

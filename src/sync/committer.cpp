@@ -92,7 +92,8 @@ void Committer::loop() {
         after_commit_(stored);
       }
       if (std::getenv("KROW_TRACE_BATCHES"))
-        std::fprintf(stderr, "krow: batch of %zu rows committed in %.1f ms\n", job.batch->row_count(),
+        std::fprintf(stderr, "krow: batch of %zu rows %s in %.1f ms\n", job.batch->row_count(),
+                     staged_ ? "staged" : "committed",
                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     } catch (...) {
       error = std::current_exception();

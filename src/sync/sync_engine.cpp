@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <future>
@@ -365,6 +367,10 @@ void SyncRun::check_gates_and_publish() {
     committer_->discard(staged_tables_);
     return;
   }
+  // Fault injection for tests: the process stops itself here, between staging and
+  // publishing, so that a test can kill -9 it at exactly this point.
+  if (const char* stop = std::getenv("KROW_TEST_STOP_BEFORE_PUBLISH"); stop && std::string_view(stop) == "1")
+    std::raise(SIGSTOP);
   committer_->publish(staged_tables_);
   result_.published = true;
 }

@@ -181,7 +181,7 @@ pid_t SyncTest::start_krow_frozen_after_first_batch(const std::vector<std::strin
   while (std::chrono::steady_clock::now() < deadline) {
     std::ifstream err(dir_ / "krow-bg.err");
     const std::string said((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-    if (said.find("committed in") != std::string::npos) {
+    if (said.find("committed in") != std::string::npos || said.find("staged in") != std::string::npos) {
       kill(pid, SIGSTOP);
       return pid;
     }

@@ -55,7 +55,7 @@ class SyncTest : public ::testing::Test {
   pid_t start_krow(const std::vector<std::string>& args);
 
   // Starts the krow binary (as start_krow) and freezes it with SIGSTOP as soon as it has
-  // committed its first batch, so that a test can change the cluster under a running sync;
+  // committed (or, with publish: staged, staged) its first batch, so that a test can change the cluster under a running sync;
   // SIGCONT lets it go on. Throws when krow ends first.
   pid_t start_krow_frozen_after_first_batch(const std::vector<std::string>& args);
 
