@@ -9,12 +9,14 @@
 namespace krow {
 
 struct Check {
-  std::string name;    // short: "TLS 127.0.0.1:9093", "topic orders: READ"
+  std::string name;  // short: "TLS 127.0.0.1:9093", "topic orders: READ"
   bool ok = false;
   std::string detail;  // what was found
   std::string fix;     // on a failure: what to do about it (empty when ok)
 
-  static Check pass(std::string name, std::string detail) { return {std::move(name), true, std::move(detail), {}}; }
+  static Check pass(std::string name, std::string detail) {
+    return {std::move(name), true, std::move(detail), {}};
+  }
   static Check fail(std::string name, std::string detail, std::string fix) {
     return {std::move(name), false, std::move(detail), std::move(fix)};
   }

@@ -30,7 +30,8 @@
 namespace krow {
 
 bool DoctorReport::ok() const {
-  return !manifest_invalid && std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.ok; });
+  return !manifest_invalid &&
+         std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.ok; });
 }
 
 namespace {
@@ -50,7 +51,8 @@ std::string human_bytes(uint64_t b) {
 // krow's error sentences end with the fix ("<what happened>. Grant ..."): split there.
 std::pair<std::string, std::string> split_fix(const std::string& message) {
   size_t best = std::string::npos;
-  for (const char* lead : {". Grant ", ". Check ", ". The topic ", ". Remove ", ". Create ", ". Is the server "}) {
+  for (const char* lead :
+       {". Grant ", ". Check ", ". The topic ", ". Remove ", ". Create ", ". Is the server "}) {
     const auto at = message.find(lead);
     if (at != std::string::npos && (best == std::string::npos || at < best)) best = at;
   }
@@ -58,7 +60,9 @@ std::pair<std::string, std::string> split_fix(const std::string& message) {
   return {message.substr(0, best), message.substr(best + 2)};
 }
 
-bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
 
 void library_checks(std::vector<Check>& out) {
   // krow needs DescribeTopics with topic IDs and ListOffsets with an isolation level.
@@ -66,13 +70,17 @@ void library_checks(std::vector<Check>& out) {
   if (new_enough)
     out.push_back(Check::pass("librdkafka", rd_kafka_version_str()));
   else
-    out.push_back(Check::fail("librdkafka", std::string(rd_kafka_version_str()) + " is older than 2.4",
-                              "install librdkafka 2.4 or later (scripts/setup-deps.sh builds one)"));
+    out.push_back(
+        Check::fail("librdkafka", std::string(rd_kafka_version_str()) + " is older than 2.4",
+                    "install librdkafka 2.4 or later (scripts/setup-deps.sh builds one)"));
   out.push_back(Check::pass("duckdb", duckdb_library_version()));
   const int pq = PQlibVersion();
-  out.push_back(Check::pass("libpq", std::to_string(pq / 10000) + "." + std::to_string(pq % 10000)));
+  out.push_back(
+      Check::pass("libpq", std::to_string(pq / 10000) + "." + std::to_string(pq % 10000)));
   const auto* curl = curl_version_info(CURLVERSION_NOW);
-  out.push_back(Check::pass("libcurl", std::string(curl->version) + (curl->ssl_version ? std::string(", ") + curl->ssl_version : "")));
+  out.push_back(
+      Check::pass("libcurl", std::string(curl->version) +
+                                 (curl->ssl_version ? std::string(", ") + curl->ssl_version : "")));
 }
 
 // Which environment variable a manifest key takes its value from: " (from ${NAME})".
@@ -90,13 +98,19 @@ class NoState final : public Warehouse {
   NameRules name_rules() const override { return {}; }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
-  void create_table(const std::string&, const std::string&, const std::string&) override { refuse(); }
-  void commit(const std::string&, RowBatch&, const std::vector<PositionMove>&, WriteMode) override { refuse(); }
+  void create_table(const std::string&, const std::string&, const std::string&) override {
+    refuse();
+  }
+  void commit(const std::string&, RowBatch&, const std::vector<PositionMove>&, WriteMode) override {
+    refuse();
+  }
   void record_run(const RunRecord&) override { refuse(); }
   std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
 
  private:
-  [[noreturn]] static void refuse() { throw Error(ErrorClass::fatal_run, "krow doctor writes nothing"); }
+  [[noreturn]] static void refuse() {
+    throw Error(ErrorClass::fatal_run, "krow doctor writes nothing");
+  }
 };
 
 // What the Kafka checks learnt, for the space estimate.
@@ -110,15 +124,19 @@ struct KafkaFindings {
 
 std::string lag_group_fix(const std::string& user) {
   const std::string who = user.empty() ? "User:<name>" : "User:" + user;
-  return "grant " + who + " READ on consumer groups with the prefix krow- (kafka-acls --add --allow-principal " + who +
-         " --operation Read --group krow- --resource-pattern-type prefixed; on Confluent Cloud: confluent kafka acl "
-         "create --allow --service-account <id> --operations read --consumer-group krow- --prefix). Optional: syncs "
+  return "grant " + who +
+         " READ on consumer groups with the prefix krow- (kafka-acls --add --allow-principal " +
+         who +
+         " --operation Read --group krow- --resource-pattern-type prefixed; on Confluent Cloud: "
+         "confluent kafka acl "
+         "create --allow --service-account <id> --operations read --consumer-group krow- "
+         "--prefix). Optional: syncs "
          "run the same without it, but Kafka's tools then show no lag for this sync";
 }
 
-void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs, std::chrono::seconds wait,
-                  const WarehouseCheckup& wh, std::vector<Check>& out, std::vector<std::string>& skipped,
-                  KafkaFindings& found) {
+void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
+                  std::chrono::seconds wait, const WarehouseCheckup& wh, std::vector<Check>& out,
+                  std::vector<std::string>& skipped, KafkaFindings& found) {
   const auto& s = m.source;
   TlsProbe tls;
   tls.enabled = s.security_protocol == "SSL" || s.security_protocol == "SASL_SSL";
@@ -133,7 +151,9 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs, std:
     reachable |= r;
   }
   if (!reachable) {
-    skipped.push_back("Kafka authentication, topics, lag group and the plan: no bootstrap server could be reached");
+    skipped.push_back(
+        "Kafka authentication, topics, lag group and the plan: no bootstrap server could be "
+        "reached");
     return;
   }
 
@@ -150,31 +170,37 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs, std:
     const std::string msg = e.what();
     const auto [said, fix] = split_fix(msg);
     if (sasl && (has(msg, "uthentication") || has(msg, "SASL")))
-      out.push_back(Check::fail(login,
-                                "authentication failed for source.username '" + s.username + "' (" + s.sasl_mechanism +
-                                    "): " + said,
-                                "check source.username and source.password" + from_env(refs, "source.password") +
-                                    ": the cluster API key and its secret (a registry key does not work here)"));
+      out.push_back(Check::fail(
+          login,
+          "authentication failed for source.username '" + s.username + "' (" + s.sasl_mechanism +
+              "): " + said,
+          "check source.username and source.password" + from_env(refs, "source.password") +
+              ": the cluster API key and its secret (a registry key does not work here)"));
     else if (has(msg, "SSL") || has(msg, "certificate"))
-      out.push_back(Check::fail(login, said, fix.empty() ? "check source.ca_file and source.security_protocol" : fix));
+      out.push_back(Check::fail(
+          login, said, fix.empty() ? "check source.ca_file and source.security_protocol" : fix));
     else
-      out.push_back(Check::fail(login, said, fix.empty() ? "check source.bootstrap_servers and source.security_protocol" : fix));
+      out.push_back(Check::fail(
+          login, said,
+          fix.empty() ? "check source.bootstrap_servers and source.security_protocol" : fix));
     skipped.push_back("topics, lag group and the plan: the cluster did not accept the connection");
     return;
   }
-  out.push_back(Check::pass(login, (sasl ? "user '" + s.username + "' accepted (" + s.security_protocol + ", " +
-                                               s.sasl_mechanism + "); "
+  out.push_back(Check::pass(login, (sasl ? "user '" + s.username + "' accepted (" +
+                                               s.security_protocol + ", " + s.sasl_mechanism + "); "
                                          : s.security_protocol + "; ") +
                                        "cluster " + cluster_id));
   if (!m.bound_cluster_id.empty()) {
     if (cluster_id == m.bound_cluster_id)
-      out.push_back(Check::pass("cluster ID", "the saved source '" + m.saved_source + "' is bound to this cluster"));
+      out.push_back(Check::pass(
+          "cluster ID", "the saved source '" + m.saved_source + "' is bound to this cluster"));
     else
-      out.push_back(Check::fail("cluster ID",
-                                "the saved source '" + m.saved_source + "' was checked on cluster " +
-                                    m.bound_cluster_id + ", but " + cluster_id + " answers",
-                                "point the source at its own cluster, or save a new source for this one with "
-                                "`krow connect`"));
+      out.push_back(
+          Check::fail("cluster ID",
+                      "the saved source '" + m.saved_source + "' was checked on cluster " +
+                          m.bound_cluster_id + ", but " + cluster_id + " answers",
+                      "point the source at its own cluster, or save a new source for this one with "
+                      "`krow connect`"));
   }
 
   std::string stage = "planning";
@@ -192,11 +218,13 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs, std:
     const auto plan = make_plan(cluster, *state, m);
 
     if (plan.topics.empty()) {
-      out.push_back(Check::fail("topics", "the manifest's selection matches no topic that " +
-                                              (s.username.empty() ? std::string("this client") : "user '" + s.username + "'") +
-                                              " can describe",
-                                "check topics: in the manifest, and that the key holds DESCRIBE on those topics (" +
-                                    kafka::read_acl_fix("<topic>", s.username) + ")"));
+      out.push_back(Check::fail(
+          "topics",
+          "the manifest's selection matches no topic that " +
+              (s.username.empty() ? std::string("this client") : "user '" + s.username + "'") +
+              " can describe",
+          "check topics: in the manifest, and that the key holds DESCRIBE on those topics (" +
+              kafka::read_acl_fix("<topic>", s.username) + ")"));
     }
     std::vector<kafka::ReadProbe> probes;
     for (const auto& t : plan.topics) {
@@ -206,9 +234,12 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs, std:
                                   fix.empty() ? kafka::read_acl_fix(t.topic, s.username) : fix));
         continue;
       }
-      out.push_back(Check::pass("topic " + t.topic + " DESCRIBE",
-                                "visible, topic ID " + t.topic_id.str() +
-                                    (t.partitions.empty() ? "" : ", " + std::to_string(t.partitions.size()) + " partition(s)")));
+      out.push_back(
+          Check::pass("topic " + t.topic + " DESCRIBE",
+                      "visible, topic ID " + t.topic_id.str() +
+                          (t.partitions.empty()
+                               ? ""
+                               : ", " + std::to_string(t.partitions.size()) + " partition(s)")));
       // Fetch where there is something to fetch (a message also gives a size sample); a
       // topic whose partitions the plan left out (no READ reported) is fetched at 0: the
       // broker checks READ before the offset.
@@ -233,18 +264,21 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs, std:
           ++found.sampled;
           found.sampled_bytes += *a.message_bytes;
         }
-        out.push_back(Check::pass(name, a.message_bytes ? "fetched a message from partition " +
-                                                              std::to_string(p.partition.partition.value())
-                                                        : "a fetch from partition " +
-                                                              std::to_string(p.partition.partition.value()) +
-                                                              " was answered (no message there yet)"));
+        out.push_back(Check::pass(name, a.message_bytes
+                                            ? "fetched a message from partition " +
+                                                  std::to_string(p.partition.partition.value())
+                                            : "a fetch from partition " +
+                                                  std::to_string(p.partition.partition.value()) +
+                                                  " was answered (no message there yet)"));
       } else if (kafka::is_topic_authorization(a.error)) {
-        out.push_back(Check::fail(name, "the broker refused a fetch: no READ permission (" + a.detail + ")",
-                                  kafka::read_acl_fix(p.partition.topic, s.username)));
+        out.push_back(
+            Check::fail(name, "the broker refused a fetch: no READ permission (" + a.detail + ")",
+                        kafka::read_acl_fix(p.partition.topic, s.username)));
       } else {
-        out.push_back(Check::fail(name, "a fetch failed: " + a.detail,
-                                  "check that the topic's partitions have a leader and that the brokers it names "
-                                  "can be reached (their advertised addresses), then run krow doctor again"));
+        out.push_back(Check::fail(
+            name, "a fetch failed: " + a.detail,
+            "check that the topic's partitions have a leader and that the brokers it names "
+            "can be reached (their advertised addresses), then run krow doctor again"));
       }
     }
 
@@ -252,28 +286,33 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs, std:
     const std::string group = "krow-" + m.name;
     const auto g = kafka::probe_group(*client, group, wait);
     const std::string gname = "lag group " + group;
-    const std::string who = s.username.empty() ? std::string("this client") : "user '" + s.username + "'";
-    if (g.error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED || (!g.error && g.operations_known && !g.can_read))
+    const std::string who =
+        s.username.empty() ? std::string("this client") : "user '" + s.username + "'";
+    if (g.error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
+        (!g.error && g.operations_known && !g.can_read))
       out.push_back(Check::fail(gname,
                                 who + " may not read consumer group " + group +
                                     ", where krow records its positions for Kafka's lag tools",
                                 lag_group_fix(s.username)));
     else if (g.error)
-      out.push_back(Check::fail(gname, "describing the group failed: " + g.detail,
-                                "check that the cluster's group coordinator is available, then run krow doctor again"));
+      out.push_back(Check::fail(
+          gname, "describing the group failed: " + g.detail,
+          "check that the cluster's group coordinator is available, then run krow doctor again"));
     else
-      out.push_back(Check::pass(gname, g.operations_known ? who + " may read it: positions show as its offsets"
-                                                          : "the group can be described (the broker did not report "
-                                                            "whether READ is granted)"));
+      out.push_back(Check::pass(
+          gname, g.operations_known ? who + " may read it: positions show as its offsets"
+                                    : "the group can be described (the broker did not report "
+                                      "whether READ is granted)"));
 
     found.planned = true;
     found.to_read = plan.to_read();
     for (const auto& t : plan.topics) found.partitions += t.partitions.size();
   } catch (const Error& e) {
     const auto [said, fix] = split_fix(e.what());
-    out.push_back(Check::fail("kafka " + stage, said, fix.empty() ? "run krow doctor again; if it persists, run "
-                                                                    "`krow plan` with the manifest for details"
-                                                              : fix));
+    out.push_back(Check::fail("kafka " + stage, said,
+                              fix.empty() ? "run krow doctor again; if it persists, run "
+                                            "`krow plan` with the manifest for details"
+                                          : fix));
   }
 }
 
@@ -285,19 +324,22 @@ Endpoint url_endpoint(const std::string& url) {
   rest = rest.substr(0, rest.find('/'));
   auto list = split_endpoints(rest);
   Endpoint e = list.empty() ? Endpoint{rest, {}} : list.front();
-  if (rest.find(':') == std::string::npos || (rest.front() == '[' && rest.find("]:") == std::string::npos))
+  if (rest.find(':') == std::string::npos ||
+      (rest.front() == '[' && rest.find("]:") == std::string::npos))
     e.port = https ? "443" : "80";
   return e;
 }
 
-void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& refs, std::chrono::seconds wait,
-                     std::vector<Check>& out, std::vector<std::string>& skipped) {
+void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& refs,
+                     std::chrono::seconds wait, std::vector<Check>& out,
+                     std::vector<std::string>& skipped) {
   TlsProbe tls;
   tls.enabled = g.url.rfind("https://", 0) == 0;
   tls.ca_file = g.ca_file;
   tls.ca_setting = "registry.ca_file";
   bool reachable = false;
-  for (auto& c : probe_endpoint("registry", url_endpoint(g.url), tls, wait, reachable)) out.push_back(std::move(c));
+  for (auto& c : probe_endpoint("registry", url_endpoint(g.url), tls, wait, reachable))
+    out.push_back(std::move(c));
   if (!reachable) {
     skipped.push_back("the registry key and subjects: the registry could not be reached");
     return;
@@ -307,15 +349,18 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
     const auto r = http.get("/subjects");
     const std::string name = "registry authentication";
     if (r.status == 401 || r.status == 403) {
-      out.push_back(Check::fail(name, "the registry refused " + (g.username.empty() ? std::string("a request without a key")
-                                                                                    : "registry.username '" + g.username + "'") +
-                                          " (HTTP " + std::to_string(r.status) + ")",
-                                g.username.empty() ? "set registry.username and registry.password (the registry API key "
-                                                     "and secret)"
-                                                   : "check registry.username and registry.password" +
-                                                         from_env(refs, "registry.password") +
-                                                         ": the registry API key and secret (not the cluster's), and "
-                                                         "that the key may read subjects"));
+      out.push_back(Check::fail(
+          name,
+          "the registry refused " +
+              (g.username.empty() ? std::string("a request without a key")
+                                  : "registry.username '" + g.username + "'") +
+              " (HTTP " + std::to_string(r.status) + ")",
+          g.username.empty() ? "set registry.username and registry.password (the registry API key "
+                               "and secret)"
+                             : "check registry.username and registry.password" +
+                                   from_env(refs, "registry.password") +
+                                   ": the registry API key and secret (not the cluster's), and "
+                                   "that the key may read subjects"));
       return;
     }
     if (r.status == 0) {
@@ -324,18 +369,22 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
       return;
     }
     if (r.status != 200) {
-      out.push_back(Check::fail("registry subjects", "GET " + g.url + "/subjects answered HTTP " + std::to_string(r.status),
-                                "check registry.url: it must be the registry's base URL, where GET /subjects lists the "
-                                "subjects (Confluent's API)"));
+      out.push_back(Check::fail(
+          "registry subjects",
+          "GET " + g.url + "/subjects answered HTTP " + std::to_string(r.status),
+          "check registry.url: it must be the registry's base URL, where GET /subjects lists the "
+          "subjects (Confluent's API)"));
       return;
     }
-    out.push_back(Check::pass(name, g.username.empty() ? "the registry answers without a key"
-                                                       : "registry.username '" + g.username + "' accepted"));
+    out.push_back(Check::pass(name, g.username.empty()
+                                        ? "the registry answers without a key"
+                                        : "registry.username '" + g.username + "' accepted"));
     simdjson::dom::parser parser;
     simdjson::dom::array subjects;
     if (parser.parse(r.body).get_array().get(subjects)) {
-      out.push_back(Check::fail("registry subjects", "GET /subjects did not answer a JSON list",
-                                "check registry.url: it must be a Confluent-compatible schema registry"));
+      out.push_back(
+          Check::fail("registry subjects", "GET /subjects did not answer a JSON list",
+                      "check registry.url: it must be a Confluent-compatible schema registry"));
       return;
     }
     if (subjects.size() == 0) {
@@ -345,48 +394,59 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
     std::string_view first;
     if (subjects.at(0).get_string().get(first)) first = {};
     char* escaped = curl_easy_escape(nullptr, first.data(), static_cast<int>(first.size()));
-    const auto v = http.get("/subjects/" + std::string(escaped ? escaped : "") + "/versions/latest");
+    const auto v =
+        http.get("/subjects/" + std::string(escaped ? escaped : "") + "/versions/latest");
     curl_free(escaped);
     if (v.status == 200)
-      out.push_back(Check::pass("registry subjects", std::to_string(subjects.size()) + " subject(s); read the latest "
-                                                                                       "schema of " + std::string(first)));
+      out.push_back(Check::pass("registry subjects", std::to_string(subjects.size()) +
+                                                         " subject(s); read the latest "
+                                                         "schema of " +
+                                                         std::string(first)));
     else
-      out.push_back(Check::fail("registry subjects",
-                                std::to_string(subjects.size()) + " subject(s), but reading the latest schema of " +
-                                    std::string(first) + " answered HTTP " + std::to_string(v.status),
-                                "give the registry key read access to the subjects (on Confluent Cloud: the "
-                                "DeveloperRead role on the subjects)"));
+      out.push_back(Check::fail(
+          "registry subjects",
+          std::to_string(subjects.size()) + " subject(s), but reading the latest schema of " +
+              std::string(first) + " answered HTTP " + std::to_string(v.status),
+          "give the registry key read access to the subjects (on Confluent Cloud: the "
+          "DeveloperRead role on the subjects)"));
   } catch (const Error& e) {
-    out.push_back(Check::fail("registry authentication", e.what(), "check the registry settings of the manifest"));
+    out.push_back(Check::fail("registry authentication", e.what(),
+                              "check the registry settings of the manifest"));
   }
 }
 
 void space_check(const WarehouseCheckup& wh, const KafkaFindings& k, std::vector<Check>& out) {
-  const std::string reading = k.planned ? with_thousands(static_cast<uint64_t>(k.to_read)) + " offset(s) to read in " +
+  const std::string reading = k.planned ? with_thousands(static_cast<uint64_t>(k.to_read)) +
+                                              " offset(s) to read in " +
                                               std::to_string(k.partitions) + " partition(s)"
                                         : "offsets to read unknown (the cluster was not planned)";
   if (!wh.free_bytes) {
-    out.push_back(Check::pass("warehouse space", reading + "; the server's free space is not visible to a client: "
-                                                           "watch it on the server"));
+    out.push_back(Check::pass("warehouse space",
+                              reading + "; the server's free space is not visible to a client: "
+                                        "watch it on the server"));
     return;
   }
   const std::string free = human_bytes(*wh.free_bytes) + " free in " + wh.free_where;
   if (!k.planned || k.sampled == 0 || k.to_read == 0) {
-    out.push_back(Check::pass("warehouse space", free + "; " + reading +
-                                                     (k.planned && k.to_read > 0 ? " (message sizes unknown: none sampled)" : "")));
+    out.push_back(Check::pass(
+        "warehouse space",
+        free + "; " + reading +
+            (k.planned && k.to_read > 0 ? " (message sizes unknown: none sampled)" : "")));
     return;
   }
   const uint64_t average = k.sampled_bytes / k.sampled;
   const uint64_t estimate = average * static_cast<uint64_t>(k.to_read);
-  const std::string detail = free + "; " + reading + ", roughly " + human_bytes(estimate) + " of keys and values if " +
-                             "they are like the " + std::to_string(k.sampled) + " message(s) sampled (" +
-                             human_bytes(average) + " on average; DuckDB compresses what it stores)";
+  const std::string detail =
+      free + "; " + reading + ", roughly " + human_bytes(estimate) + " of keys and values if " +
+      "they are like the " + std::to_string(k.sampled) + " message(s) sampled (" +
+      human_bytes(average) + " on average; DuckDB compresses what it stores)";
   if (*wh.free_bytes >= estimate)
     out.push_back(Check::pass("warehouse space", detail));
   else
     out.push_back(Check::fail("warehouse space", detail,
-                              "free space in " + wh.free_where + ", choose a warehouse.path on a larger disk, or read "
-                              "in steps with bounds: max_messages"));
+                              "free space in " + wh.free_where +
+                                  ", choose a warehouse.path on a larger disk, or read "
+                                  "in steps with bounds: max_messages"));
 }
 
 // Replaces every secret the manifest holds, wherever a library may have quoted it.
@@ -395,7 +455,8 @@ void scrub(std::vector<Check>& checks, const std::vector<std::string>& secrets) 
     for (std::string* text : {&c.name, &c.detail, &c.fix})
       for (const auto& s : secrets)
         if (!s.empty())
-          for (size_t at; (at = text->find(s)) != std::string::npos;) text->replace(at, s.size(), "<hidden>");
+          for (size_t at; (at = text->find(s)) != std::string::npos;)
+            text->replace(at, s.size(), "<hidden>");
 }
 
 }  // namespace
@@ -405,8 +466,9 @@ DoctorReport run_doctor(const std::optional<std::filesystem::path>& manifest_pat
   auto& out = report.checks;
   library_checks(out);
   if (!manifest_path) {
-    report.skipped = "everything but the libraries: no manifest given (krow doctor MANIFEST checks its cluster, "
-                     "ACLs, registry and warehouse)";
+    report.skipped =
+        "everything but the libraries: no manifest given (krow doctor MANIFEST checks its cluster, "
+        "ACLs, registry and warehouse)";
     return report;
   }
   report.manifest = manifest_path->string();
@@ -429,8 +491,9 @@ DoctorReport run_doctor(const std::optional<std::filesystem::path>& manifest_pat
       out.push_back(Check::pass("env " + name, "set (used by " + used + ")"));
     } else {
       missing = true;
-      out.push_back(Check::fail("env " + name, std::string(v ? "set but empty" : "not set") + " (used by " + used + ")",
-                                "export " + name + " before running krow (in CI, from the job's secrets)"));
+      out.push_back(Check::fail(
+          "env " + name, std::string(v ? "set but empty" : "not set") + " (used by " + used + ")",
+          "export " + name + " before running krow (in CI, from the job's secrets)"));
     }
   }
 
@@ -447,8 +510,8 @@ DoctorReport run_doctor(const std::optional<std::filesystem::path>& manifest_pat
     report.skipped = "everything after the manifest: it must load first";
     return report;
   }
-  out.push_back(Check::pass("manifest", "sync '" + m.name + "', warehouse " + m.warehouse.type + ", schema " +
-                                            m.warehouse.schema));
+  out.push_back(Check::pass("manifest", "sync '" + m.name + "', warehouse " + m.warehouse.type +
+                                            ", schema " + m.warehouse.schema));
   if (missing) {
     report.skipped = "the cluster, registry and warehouse: set the missing variables first";
     return report;
@@ -492,21 +555,31 @@ std::string format_doctor(const DoctorReport& report, bool json) {
     JsonWriter w;
     w.begin_object();
     w.key("manifest");
-    if (report.manifest.empty()) w.null(); else w.value(report.manifest);
+    if (report.manifest.empty())
+      w.null();
+    else
+      w.value(report.manifest);
     w.field("ok", report.ok());
     w.key("checks").begin_array();
     for (const auto& c : report.checks) {
       w.begin_object().field("name", c.name).field("ok", c.ok).field("detail", c.detail).key("fix");
-      if (c.ok) w.null(); else w.value(c.fix);
+      if (c.ok)
+        w.null();
+      else
+        w.value(c.fix);
       w.end_object();
     }
     w.end_array();
     w.key("skipped");
-    if (report.skipped.empty()) w.null(); else w.value(report.skipped);
+    if (report.skipped.empty())
+      w.null();
+    else
+      w.value(report.skipped);
     w.end_object();
     return w.str() + "\n";
   }
-  std::string out = "krow doctor" + (report.manifest.empty() ? std::string() : " " + report.manifest) + "\n";
+  std::string out =
+      "krow doctor" + (report.manifest.empty() ? std::string() : " " + report.manifest) + "\n";
   size_t failed = 0;
   for (const auto& c : report.checks) {
     out += std::string(c.ok ? "\u2713 " : "\u2717 ") + c.name + ": " + c.detail + "\n";
@@ -517,7 +590,8 @@ std::string format_doctor(const DoctorReport& report, bool json) {
   }
   if (!report.skipped.empty()) out += "not checked: " + report.skipped + "\n";
   out += failed == 0 ? "all " + std::to_string(report.checks.size()) + " checks passed\n"
-                     : std::to_string(failed) + " of " + std::to_string(report.checks.size()) + " checks failed\n";
+                     : std::to_string(failed) + " of " + std::to_string(report.checks.size()) +
+                           " checks failed\n";
   return out;
 }
 

@@ -27,7 +27,7 @@
 namespace krow {
 
 struct DoctorReport {
-  std::string manifest;        // the file checked; empty without one
+  std::string manifest;  // the file checked; empty without one
   std::vector<Check> checks;
   bool manifest_invalid = false;  // it could not be loaded: exit code 3, like other commands
   std::string skipped;            // what was not checked, and why; empty when everything was

@@ -25,15 +25,16 @@ std::vector<Endpoint> split_endpoints(const std::string& list);
 
 struct TlsProbe {
   bool enabled = false;
-  std::string ca_file;       // empty: the system's CAs
-  std::string ca_setting;    // the manifest key that names it, for messages ("source.ca_file")
-  bool verify = true;        // peer and host name verification
+  std::string ca_file;     // empty: the system's CAs
+  std::string ca_setting;  // the manifest key that names it, for messages ("source.ca_file")
+  bool verify = true;      // peer and host name verification
   std::string verify_setting;
 };
 
 // DNS, TCP and (when `tls.enabled`) TLS checks of one endpoint, named after `what`
 // ("kafka"). `reachable` is set when the TCP connection opened (and TLS, when asked, passed).
-std::vector<Check> probe_endpoint(const std::string& what, const Endpoint& endpoint, const TlsProbe& tls,
-                                  std::chrono::milliseconds timeout, bool& reachable);
+std::vector<Check> probe_endpoint(const std::string& what, const Endpoint& endpoint,
+                                  const TlsProbe& tls, std::chrono::milliseconds timeout,
+                                  bool& reachable);
 
 }  // namespace krow

@@ -58,13 +58,16 @@ std::map<std::string, ReadAnswer> probe_read(Client& client, const std::vector<R
   return out;
 }
 
-GroupAccess probe_group(Client& client, const std::string& group, std::chrono::milliseconds timeout) {
+GroupAccess probe_group(Client& client, const std::string& group,
+                        std::chrono::milliseconds timeout) {
   GroupAccess out;
   rd_kafka_t* rk = client.handle();
   AdminOptionsPtr opts(rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS));
   char err[256];
-  rd_kafka_AdminOptions_set_request_timeout(opts.get(), static_cast<int>(timeout.count()), err, sizeof err);
-  if (auto* e = rd_kafka_AdminOptions_set_include_authorized_operations(opts.get(), 1)) rd_kafka_error_destroy(e);
+  rd_kafka_AdminOptions_set_request_timeout(opts.get(), static_cast<int>(timeout.count()), err,
+                                            sizeof err);
+  if (auto* e = rd_kafka_AdminOptions_set_include_authorized_operations(opts.get(), 1))
+    rd_kafka_error_destroy(e);
   QueuePtr queue(rd_kafka_queue_new(rk));
   const char* groups[] = {group.c_str()};
   rd_kafka_DescribeConsumerGroups(rk, groups, 1, opts.get(), queue.get());
@@ -85,8 +88,8 @@ GroupAccess probe_group(Client& client, const std::string& group, std::chrono::m
     return out;
   }
   size_t n = 0;
-  const auto** descs =
-      rd_kafka_DescribeConsumerGroups_result_groups(rd_kafka_event_DescribeConsumerGroups_result(ev.get()), &n);
+  const auto** descs = rd_kafka_DescribeConsumerGroups_result_groups(
+      rd_kafka_event_DescribeConsumerGroups_result(ev.get()), &n);
   for (size_t i = 0; i < n; ++i) {
     if (const auto* e = rd_kafka_ConsumerGroupDescription_error(descs[i])) {
       out.error = rd_kafka_error_code(e);
@@ -98,7 +101,8 @@ GroupAccess probe_group(Client& client, const std::string& group, std::chrono::m
     if (ops && ops_n > 0) {
       out.operations_known = true;
       for (size_t k = 0; k < ops_n; ++k)
-        out.can_read |= ops[k] == RD_KAFKA_ACL_OPERATION_READ || ops[k] == RD_KAFKA_ACL_OPERATION_ALL;
+        out.can_read |=
+            ops[k] == RD_KAFKA_ACL_OPERATION_READ || ops[k] == RD_KAFKA_ACL_OPERATION_ALL;
     }
   }
   return out;

@@ -28,8 +28,9 @@ struct ReadProbe {
 
 struct ReadAnswer {
   bool answered = false;  // false: no answer within the timeout (error then says so)
-  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;  // TOPIC_AUTHORIZATION_FAILED without READ
-  std::string detail;                  // the client's words for the error
+  rd_kafka_resp_err_t error =
+      RD_KAFKA_RESP_ERR_NO_ERROR;       // TOPIC_AUTHORIZATION_FAILED without READ
+  std::string detail;                   // the client's words for the error
   std::optional<size_t> message_bytes;  // key + value of the message fetched, when one came
 };
 
@@ -40,7 +41,8 @@ std::map<std::string, ReadAnswer> probe_read(Client& client, const std::vector<R
                                              std::chrono::milliseconds timeout);
 
 struct GroupAccess {
-  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;  // GROUP_AUTHORIZATION_FAILED: not even DESCRIBE
+  rd_kafka_resp_err_t error =
+      RD_KAFKA_RESP_ERR_NO_ERROR;  // GROUP_AUTHORIZATION_FAILED: not even DESCRIBE
   std::string detail;
   bool operations_known = false;  // the broker reported the key's operations on the group
   bool can_read = false;          // READ (or ALL) among them
@@ -48,6 +50,7 @@ struct GroupAccess {
 
 // Describes consumer group `group` with the key's authorized operations: READ on the group
 // is what committing its offsets needs (DESCRIBE comes with it).
-GroupAccess probe_group(Client& client, const std::string& group, std::chrono::milliseconds timeout);
+GroupAccess probe_group(Client& client, const std::string& group,
+                        std::chrono::milliseconds timeout);
 
 }  // namespace krow::kafka

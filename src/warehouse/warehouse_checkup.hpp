@@ -16,9 +16,9 @@ namespace krow {
 
 struct WarehouseCheckup {
   std::vector<Check> checks;
-  bool usable = false;                  // every check passed: a read-only open may follow
-  std::optional<uint64_t> free_bytes;   // space left for the warehouse's files, when visible
-  std::string free_where;               // the folder it was measured in
+  bool usable = false;                 // every check passed: a read-only open may follow
+  std::optional<uint64_t> free_bytes;  // space left for the warehouse's files, when visible
+  std::string free_where;              // the folder it was measured in
 };
 
 }  // namespace krow

@@ -5,10 +5,9 @@
 // each naming the fix, never a secret, within seconds.
 
 #include <netinet/in.h>
+#include <simdjson.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <simdjson.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -51,7 +50,8 @@ std::string line_of(const std::string& out, const std::string& mark, const std::
   const auto at = out.find(mark + " " + name);
   if (at == std::string::npos) return {};
   auto end = out.find('\n', at);
-  if (end != std::string::npos && out.compare(end + 1, 9, "    fix: ") == 0) end = out.find('\n', end + 1);
+  if (end != std::string::npos && out.compare(end + 1, 9, "    fix: ") == 0)
+    end = out.find('\n', end + 1);
   return out.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
@@ -67,7 +67,8 @@ class Doctor : public SyncTest {
     std::ostringstream y;
     y << "name: " << sync_name_ << "\nsource:\n  bootstrap_servers: " << sasl_bootstrap()
       << "\n  security_protocol: SASL_SSL\n  sasl_mechanism: PLAIN\n  username: krow\n"
-      << "  password: ${KROW_DOCTOR_SECRET}\n  ca_file: " << ca << "\n  connect_timeout: 5\ntopics:\n  names:\n";
+      << "  password: ${KROW_DOCTOR_SECRET}\n  ca_file: " << ca
+      << "\n  connect_timeout: 5\ntopics:\n  names:\n";
     for (const auto& t : topics) y << "    - \"" << t << "\"\n";
     y << warehouse_yaml() << extra;
     std::ofstream(dir() / file) << y.str();
@@ -76,8 +77,10 @@ class Doctor : public SyncTest {
 
   std::string registry_yaml() {
     set_env("KROW_DOCTOR_REGISTRY_SECRET", "reader-secret");
-    return "registry:\n  url: " + registry_url() + "\n  username: reader\n  password: ${KROW_DOCTOR_REGISTRY_SECRET}\n"
-           "  ca_file: " + services_dir() + "/registry/tls/ca.pem\n";
+    return "registry:\n  url: " + registry_url() +
+           "\n  username: reader\n  password: ${KROW_DOCTOR_REGISTRY_SECRET}\n"
+           "  ca_file: " +
+           services_dir() + "/registry/tls/ca.pem\n";
   }
 
   void grant(const std::string& topic, std::initializer_list<rd_kafka_AclOperation_t> ops) {
@@ -85,7 +88,8 @@ class Doctor : public SyncTest {
     granted_.push_back(topic);
   }
   void grant_lag_group() {
-    admin_.grant(RD_KAFKA_RESOURCE_GROUP, "krow-" + sync_name_, false, kPrincipal, RD_KAFKA_ACL_OPERATION_READ);
+    admin_.grant(RD_KAFKA_RESOURCE_GROUP, "krow-" + sync_name_, false, kPrincipal,
+                 RD_KAFKA_ACL_OPERATION_READ);
     group_granted_ = true;
   }
 
@@ -111,7 +115,8 @@ class Doctor : public SyncTest {
     all.insert(all.end(), args.begin(), args.end());
     const auto t0 = std::chrono::steady_clock::now();
     auto r = krow(all);
-    if (seconds) *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (seconds)
+      *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
 
@@ -124,7 +129,8 @@ TEST_F(Doctor, HealthySetupPassesEveryCheckInTextAndJson) {
   const auto t = make_topic("doctor-ok", 2);
   {
     Producer p(bootstrap_);
-    for (int i = 0; i < 20; ++i) p.send(t, Record{"k" + std::to_string(i), "{\"n\": " + std::to_string(i) + "}"});
+    for (int i = 0; i < 20; ++i)
+      p.send(t, Record{"k" + std::to_string(i), "{\"n\": " + std::to_string(i) + "}"});
     p.flush();
   }
   grant(t, {RD_KAFKA_ACL_OPERATION_READ, RD_KAFKA_ACL_OPERATION_DESCRIBE});
@@ -134,10 +140,13 @@ TEST_F(Doctor, HealthySetupPassesEveryCheckInTextAndJson) {
   const auto r = doctor({manifest});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find(kFail), std::string::npos) << r.out;
-  for (const std::string& name : std::vector<std::string>{"librdkafka", "duckdb", "env KROW_DOCTOR_SECRET", "env KROW_DOCTOR_REGISTRY_SECRET", "manifest",
-        "kafka DNS 127.0.0.1", "kafka TCP " + sasl_bootstrap(), "kafka TLS " + sasl_bootstrap(), "kafka authentication",
-        "topic " + t + " DESCRIBE", "topic " + t + " READ", "lag group krow-" + sync_name_, "registry TLS",
-        "registry authentication", "registry subjects", "warehouse folder", "warehouse file", "warehouse space"})
+  for (const std::string& name : std::vector<std::string>{
+           "librdkafka", "duckdb", "env KROW_DOCTOR_SECRET", "env KROW_DOCTOR_REGISTRY_SECRET",
+           "manifest", "kafka DNS 127.0.0.1", "kafka TCP " + sasl_bootstrap(),
+           "kafka TLS " + sasl_bootstrap(), "kafka authentication", "topic " + t + " DESCRIBE",
+           "topic " + t + " READ", "lag group krow-" + sync_name_, "registry TLS",
+           "registry authentication", "registry subjects", "warehouse folder", "warehouse file",
+           "warehouse space"})
     EXPECT_NE(line_of(r.out, kPass, name), "") << name << " not passed in:\n" << r.out;
   EXPECT_NE(r.out.find("fetched a message"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("20 offset(s) to read"), std::string::npos) << r.out;
@@ -165,8 +174,10 @@ TEST_F(Doctor, HealthySetupPassesEveryCheckInTextAndJson) {
 
 TEST_F(Doctor, StoppedBrokerFailsTcpWithTheFixWithinSeconds) {
   const auto port = unused_port();
-  std::ofstream(dir() / "down.yaml") << "name: down\nsource:\n  bootstrap_servers: 127.0.0.1:" << port
-                                     << "\n  connect_timeout: 30\ntopics:\n  names: [t]\n" << warehouse_yaml();
+  std::ofstream(dir() / "down.yaml")
+      << "name: down\nsource:\n  bootstrap_servers: 127.0.0.1:" << port
+      << "\n  connect_timeout: 30\ntopics:\n  names: [t]\n"
+      << warehouse_yaml();
   double seconds = 0;
   const auto r = doctor({(dir() / "down.yaml").string()}, &seconds);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -185,7 +196,8 @@ TEST_F(Doctor, WrongPasswordFailsAuthenticationNamingTheSettingNotTheSecret) {
   const auto r = doctor({manifest});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto auth = line_of(r.out, kFail, "kafka authentication");
-  EXPECT_NE(auth.find("authentication failed for source.username 'krow'"), std::string::npos) << r.out;
+  EXPECT_NE(auth.find("authentication failed for source.username 'krow'"), std::string::npos)
+      << r.out;
   EXPECT_NE(auth.find("source.password (from ${KROW_DOCTOR_SECRET})"), std::string::npos) << r.out;
   // TLS itself was fine.
   EXPECT_NE(line_of(r.out, kPass, "kafka TLS"), "") << r.out;
@@ -205,7 +217,9 @@ TEST_F(Doctor, MissingReadAclFailsThatTopicsReadNamingTheKafkaAclsFix) {
   EXPECT_NE(line_of(r.out, kPass, "topic " + ok + " READ"), "") << r.out;
   const auto read = line_of(r.out, kFail, "topic " + denied + " READ");
   EXPECT_NE(read.find("no READ permission"), std::string::npos) << r.out;
-  EXPECT_NE(read.find("kafka-acls --add --allow-principal User:krow --operation Read --operation Describe --topic " + denied),
+  EXPECT_NE(read.find("kafka-acls --add --allow-principal User:krow --operation Read --operation "
+                      "Describe --topic " +
+                      denied),
             std::string::npos)
       << r.out;
   // No READ on the lag group either: its own line, with its own fix.
@@ -216,8 +230,9 @@ TEST_F(Doctor, MissingReadAclFailsThatTopicsReadNamingTheKafkaAclsFix) {
 TEST_F(Doctor, UnknownCertificateAuthorityFailsTlsNamingTheCaFile) {
   const auto t = make_topic("doctor-ca");
   const auto ca = (dir() / "other-ca.pem").string();
-  const std::string make = "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + (dir() / "other-ca.key").string() +
-                           " -out " + ca + " -subj /CN=another-ca -days 2 >/dev/null 2>&1";
+  const std::string make = "openssl req -x509 -newkey rsa:2048 -nodes -keyout " +
+                           (dir() / "other-ca.key").string() + " -out " + ca +
+                           " -subj /CN=another-ca -days 2 >/dev/null 2>&1";
   ASSERT_EQ(std::system(make.c_str()), 0);
   const auto r = doctor({sasl_manifest({t}, "krow-secret", {}, ca)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -231,12 +246,15 @@ TEST_F(Doctor, UnknownCertificateAuthorityFailsTlsNamingTheCaFile) {
 TEST_F(Doctor, UnwritableWarehouseFolderFailsNamingIt) {
   const auto t = make_topic("doctor-wh");
   std::ofstream(dir() / "file.txt") << "not a folder\n";
-  for (const std::string& path : {(dir() / "file.txt" / "sub" / "w.duckdb").string(), std::string("/proc/krow-doctor/w.duckdb")}) {
-    std::ofstream(dir() / "wh.yaml") << "name: wh\nsource:\n  bootstrap_servers: " << bootstrap_
-                                     << "\ntopics:\n  names: [\"" << t << "\"]\nwarehouse:\n  path: " << path << "\n";
+  for (const std::string& path : {(dir() / "file.txt" / "sub" / "w.duckdb").string(),
+                                  std::string("/proc/krow-doctor/w.duckdb")}) {
+    std::ofstream(dir() / "wh.yaml")
+        << "name: wh\nsource:\n  bootstrap_servers: " << bootstrap_ << "\ntopics:\n  names: [\""
+        << t << "\"]\nwarehouse:\n  path: " << path << "\n";
     const auto r = doctor({(dir() / "wh.yaml").string()});
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-    const auto folder = line_of(r.out, kFail, "warehouse folder " + std::filesystem::path(path).parent_path().string());
+    const auto folder = line_of(
+        r.out, kFail, "warehouse folder " + std::filesystem::path(path).parent_path().string());
     EXPECT_NE(folder.find("fix: "), std::string::npos) << r.out;
     EXPECT_NE(folder.find("warehouse.path"), std::string::npos) << r.out;
     // The cluster side still passes.
@@ -246,24 +264,30 @@ TEST_F(Doctor, UnwritableWarehouseFolderFailsNamingIt) {
 }
 
 TEST_F(Doctor, MissingVariablesAreEachNamedAndABrokenManifestExitsThree) {
-  std::ofstream(dir() / "env.yaml") << "name: env\nsource:\n  bootstrap_servers: ${KROW_DOCTOR_NO_SUCH_HOST}\n"
-                                    << "  security_protocol: SASL_SSL\n  username: krow\n"
-                                    << "  password: ${KROW_DOCTOR_NO_SUCH_SECRET}\ntopics:\n  names: [t]\n"
-                                    << "warehouse:\n  path: w.duckdb\n";
+  std::ofstream(dir() / "env.yaml")
+      << "name: env\nsource:\n  bootstrap_servers: ${KROW_DOCTOR_NO_SUCH_HOST}\n"
+      << "  security_protocol: SASL_SSL\n  username: krow\n"
+      << "  password: ${KROW_DOCTOR_NO_SUCH_SECRET}\ntopics:\n  names: [t]\n"
+      << "warehouse:\n  path: w.duckdb\n";
   auto r = doctor({(dir() / "env.yaml").string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(line_of(r.out, kFail, "env KROW_DOCTOR_NO_SUCH_HOST").find("not set (used by source.bootstrap_servers"),
+  EXPECT_NE(line_of(r.out, kFail, "env KROW_DOCTOR_NO_SUCH_HOST")
+                .find("not set (used by source.bootstrap_servers"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(line_of(r.out, kFail, "env KROW_DOCTOR_NO_SUCH_SECRET").find("source.password"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, kFail, "env KROW_DOCTOR_NO_SUCH_SECRET").find("source.password"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("set the missing variables first"), std::string::npos) << r.out;
 
-  std::ofstream(dir() / "broken.yaml") << "name: broken\nsource:\n  bootstrap_servers: " << bootstrap_
-                                       << "\n  bootstrap_server: typo\nwarehouse:\n  path: w.duckdb\n";
+  std::ofstream(dir() / "broken.yaml")
+      << "name: broken\nsource:\n  bootstrap_servers: " << bootstrap_
+      << "\n  bootstrap_server: typo\nwarehouse:\n  path: w.duckdb\n";
   r = doctor({(dir() / "broken.yaml").string()});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(line_of(r.out, kFail, "manifest").find("bootstrap_server"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("kafka TCP"), std::string::npos) << "checks after a broken manifest:\n" << r.out;
+  EXPECT_EQ(r.out.find("kafka TCP"), std::string::npos) << "checks after a broken manifest:\n"
+                                                        << r.out;
 
   // Without a manifest only the libraries are checked.
   r = doctor({});
@@ -298,7 +322,8 @@ TEST_F(DoctorPostgres, LoginSchemasAndAWrongPasswordNamingTheSetting) {
   std::ofstream(dir() / "nocreate.yaml") << text;
   r = doctor({(dir() / "nocreate.yaml").string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(line_of(r.out, kFail, "warehouse schema confluent").find("GRANT CREATE ON DATABASE"), std::string::npos)
+  EXPECT_NE(line_of(r.out, kFail, "warehouse schema confluent").find("GRANT CREATE ON DATABASE"),
+            std::string::npos)
       << r.out;
 
   set_env("KROW_TEST_PG_PASSWORD", "wrong-pg-secret-93");
