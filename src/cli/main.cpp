@@ -15,9 +15,11 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <malloc.h>
 
+#include "doctor/doctor.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "manifest/manifest.hpp"
@@ -301,6 +303,14 @@ int cmd_runs_show(const std::string& run_id, const std::string& manifest_path, c
   return kExitOk;
 }
 
+int cmd_doctor(const std::string& manifest_path, const std::string& format) {
+  const auto report = krow::run_doctor(manifest_path.empty() ? std::nullopt
+                                                             : std::optional<std::filesystem::path>(manifest_path));
+  std::cout << krow::format_doctor(report, format == "json") << std::flush;
+  if (report.manifest_invalid) return kExitConfig;
+  return report.ok() ? kExitOk : kExitFailed;
+}
+
 int cmd_sources() {
   const auto store = krow::SecretStore::open_default(/*create_key=*/false);
   for (const auto& name : store.names()) {
@@ -395,6 +405,23 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   connect->add_option("--timeout", ca.timeout, "Seconds to wait for the cluster")->capture_default_str();
 
+  std::string doctor_manifest;
+  auto* doctor = app.add_subcommand(
+      "doctor", "Check the environment, connectivity, ACLs and the warehouse, one line each with the fix for what "
+                "fails. Reads only: writes nothing anywhere");
+  doctor->add_option("manifest", doctor_manifest,
+                     "Manifest file (YAML). Without it only the libraries are checked")
+      ->check(CLI::ExistingFile);
+  doctor->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  doctor->footer(
+      "Checks: library versions; each ${VAR} the manifest uses is set (values never shown); the manifest loads;\n"
+      "each bootstrap server resolves, accepts TCP and (SSL, SASL_SSL) completes TLS with the configured CA;\n"
+      "the key is accepted; per selected topic DESCRIBE and READ (a real fetch); READ on the lag group\n"
+      "krow-<sync name>; the schema registry (TLS, key, one subject); the warehouse (DuckDB: its folder is\n"
+      "writable and the file opens; PostgreSQL: login, UTF8, CREATE on the schemas) and its free space against\n"
+      "the offsets to read. Each network step waits at most source.connect_timeout (10 s at most).\n"
+      "Exit codes: 0 every check passed, 1 some failed (each names its fix), 3 the manifest does not load.\n");
+
   auto* sources = app.add_subcommand("sources", "List saved sources (never their secrets)");
 
   std::string runs_manifest, run_id;
@@ -437,6 +464,7 @@ int main(int argc, char** argv) {
     if (*resync) return cmd_sync(manifest_path, quiet, verbose, nullptr, /*full_resync=*/true, resync_tables);
     if (*connect) return cmd_connect(ca);
     if (*sources) return cmd_sources();
+    if (*doctor) return cmd_doctor(doctor_manifest, format);
     if (*runs_show) return cmd_runs_show(run_id, runs_manifest, format);
     if (*runs) return cmd_runs(runs_manifest, runs_limit, format);
   } catch (const krow::Error& e) {

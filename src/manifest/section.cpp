@@ -170,4 +170,43 @@ void Section::fail(const std::string& key, const std::string& what) const {
   reader_.fail(at.IsDefined() ? at : node_, what);
 }
 
+namespace {
+
+void collect_env_references(const YAML::Node& node, const std::string& key, std::vector<EnvReference>& out) {
+  if (node.IsMap()) {
+    for (const auto& kv : node)
+      collect_env_references(kv.second, key.empty() ? kv.first.Scalar() : key + "." + kv.first.Scalar(), out);
+  } else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) collect_env_references(node[i], key + "[" + std::to_string(i) + "]", out);
+  } else if (node.IsScalar()) {
+    static const std::regex ok(R"(^[A-Za-z_][A-Za-z0-9_]*$)");
+    const auto& in = node.Scalar();
+    for (size_t i = 0; i + 1 < in.size(); ++i) {
+      if (in[i] != '$') continue;
+      if (in[i + 1] == '$') {  // "$$": a literal "$"
+        ++i;
+        continue;
+      }
+      if (in[i + 1] != '{') continue;
+      const auto close = in.find('}', i + 2);
+      if (close == std::string::npos) return;
+      const auto name = in.substr(i + 2, close - i - 2);
+      if (std::regex_match(name, ok)) out.push_back({name, key, node.Mark().line + 1});
+      i = close;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<EnvReference> env_references(const std::filesystem::path& file) {
+  std::vector<EnvReference> out;
+  try {
+    collect_env_references(YAML::LoadFile(file.string()), {}, out);
+  } catch (const YAML::Exception&) {
+    out.clear();
+  }
+  return out;
+}
+
 }  // namespace krow

@@ -21,6 +21,20 @@ namespace krow {
 // Looks up an environment variable (injectable for tests); null when unset.
 using EnvLookup = const char* (*)(const char*);
 
+// A `${NAME}` reference in a manifest's values: the variable, the key that uses it
+// ("source.password"), and its line (1-based).
+struct EnvReference {
+  std::string name;
+  std::string key;
+  int line = 0;
+};
+
+// Every `${NAME}` the values of the manifest `file` refer to, in file order, by the same
+// rules as loading ("$$" is a literal "$"; a malformed reference is left to the load to
+// report). Nothing is looked up. Empty when the file cannot be read or is not YAML: loading
+// it says why.
+std::vector<EnvReference> env_references(const std::filesystem::path& file);
+
 class ManifestReader {
  public:
   ManifestReader(std::filesystem::path file, EnvLookup env) : file_(std::move(file)), env_(env) {}

@@ -1,8 +1,10 @@
 #include "warehouse/adapters.hpp"
 
 #include "util/error.hpp"
+#include "warehouse/duckdb_adapter/duckdb_checkup.hpp"
 #include "warehouse/duckdb_adapter/duckdb_settings.hpp"
 #include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
+#include "warehouse/postgres/pg_checkup.hpp"
 #include "warehouse/postgres/pg_settings.hpp"
 #include "warehouse/postgres/postgres_warehouse.hpp"
 
@@ -23,6 +25,12 @@ std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const s
   if (config.type == "duckdb") return std::make_unique<DuckDBWarehouse>(config, sync_id, mode);
   if (config.type == "postgres") return std::make_unique<PostgresWarehouse>(config, sync_id, mode);
   throw Error(ErrorClass::config, "warehouse type '" + config.type + "' is not supported");
+}
+
+WarehouseCheckup check_warehouse(const WarehouseConfig& config, const std::string& sync_id,
+                                 std::chrono::seconds timeout) {
+  if (config.type == "postgres") return check_postgres(config, timeout);
+  return check_duckdb(config, sync_id);
 }
 
 }  // namespace krow

@@ -2,12 +2,14 @@
 // The warehouse adapters, by the manifest's `warehouse.type`: each parses and checks its own
 // manifest keys and opens its engine. The one place that names every engine.
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "manifest/section.hpp"
 #include "warehouse/warehouse.hpp"
+#include "warehouse/warehouse_checkup.hpp"
 #include "warehouse/warehouse_config.hpp"
 
 namespace krow {
@@ -25,5 +27,11 @@ std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::strin
 // krow's state tables. A read-only open of a warehouse krow never wrote answers with no
 // state.
 std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);
+
+// `krow doctor`'s checks of the manifest's warehouse: can krow open (or create) it and
+// write there. Writes nothing and takes no lock; waits at most `timeout` for a server.
+// Never throws for what it finds: a failure is a failed check naming the fix.
+WarehouseCheckup check_warehouse(const WarehouseConfig& config, const std::string& sync_id,
+                                 std::chrono::seconds timeout);
 
 }  // namespace krow
