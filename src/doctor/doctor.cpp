@@ -104,6 +104,16 @@ class NoState final : public Warehouse {
   void commit(const std::string&, RowBatch&, const std::vector<PositionMove>&, WriteMode) override {
     refuse();
   }
+  void begin_staging(const std::string&, const std::vector<std::string>&) override { refuse(); }
+  void stage(const std::string&, RowBatch&, bool) override { refuse(); }
+  void publish(const std::string&, const std::vector<std::string>&, const std::vector<PositionMove>&,
+               WriteMode) override {
+    refuse();
+  }
+  void discard_staged(const std::string&, const std::vector<std::string>&) override { refuse(); }
+  RowCount count_rows(const std::string&, const std::string&, bool, const std::vector<OffsetRange>&) override {
+    return {};
+  }
   void record_run(const RunRecord&) override { refuse(); }
   std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
 
