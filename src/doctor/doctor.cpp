@@ -98,7 +98,7 @@ class NoState final : public Warehouse {
   NameRules name_rules() const override { return {}; }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
-  void create_table(const std::string&, const std::string&, const std::string&) override {
+  void create_table(const std::string&, const std::string&, const std::string&, const TableSettings&) override {
     refuse();
   }
   void commit(const std::string&, RowBatch&, const std::vector<PositionMove>&, WriteMode) override {

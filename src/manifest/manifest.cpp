@@ -123,7 +123,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
   }
   if (!root.IsMap()) r.fail(root, "a manifest is a YAML mapping with source, topics and warehouse");
   r.check_keys(root, "the manifest", {"name", "source", "registry", "topics", "warehouse", "batch", "limits", "bounds",
-                                  "quality"});
+                                  "quality", "tables"});
 
   Manifest m;
   m.file = file;
@@ -156,6 +156,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
   }
   if (auto n = root["bounds"]) read_bounds(r, n, m.bounds);
   if (auto n = root["quality"]) m.quality = read_quality(r, n);
+  if (auto n = root["tables"]) m.tables = read_table_rules(r, n);
   return m;
 }
 

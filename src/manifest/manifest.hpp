@@ -12,6 +12,7 @@
 #include "manifest/bounds.hpp"
 #include "manifest/quality.hpp"
 #include "manifest/secret.hpp"
+#include "manifest/table_settings.hpp"
 #include "manifest/section.hpp"
 #include "warehouse/warehouse_config.hpp"
 
@@ -71,6 +72,7 @@ struct Manifest {
   LimitsConfig limits;
   BoundsConfig bounds;  // how far one run reads (`bounds:`, overridden by the sync flags)
   QualityConfig quality;  // gates a run must pass, and when its rows become visible (`quality:`)
+  std::vector<TableRule> tables;  // per-table strategy (`tables:`)
 };
 
 // Loads and checks a manifest. Throws Error(ErrorClass::config) naming the file, line and

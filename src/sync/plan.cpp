@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kafka/errors.hpp"
+#include "util/error.hpp"
 #include "sync/quality_gates.hpp"
 #include "sync/topic_selection.hpp"
 #include "util/json_writer.hpp"
@@ -43,6 +44,7 @@ const char* start_name(StartedBy s) {
     case StartedBy::log_truncated: return "log_truncated";
     case StartedBy::start_from_latest: return "start_from_latest";
     case StartedBy::start_from_time: return "start_from_time";
+    case StartedBy::full_refresh: return "full_refresh";
   }
   return "?";
 }
@@ -143,6 +145,12 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
     TopicPlan t;
     t.topic = d.name;
     t.table = tables.at(d.name);
+    t.settings = settings_for(manifest.tables, d.name);
+    if (t.settings.strategy == Strategy::full_refresh && plan.bounds.limits_reading())
+      throw Error(ErrorClass::config,
+                  "table " + t.table + " (topic " + d.name + ") is full_refresh: every run re-reads the whole retained "
+                  "topic and replaces the table, so bounds cannot stop it early. Remove the bounds (or their flags), or "
+                  "give the topic another strategy in the manifest's tables:");
     if (d.error) {
       if (kafka::is_topic_missing(d.error) && stored_topics.count(d.name))
         t.error = "topic " + d.name + " was deleted since the last sync; its rows stay in table " +
@@ -201,7 +209,9 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
       p.earliest = o->earliest;
       p.last_stable = o->last_stable;
       if (auto it = positions.find({t.topic_id, p.partition}); it != positions.end()) p.stored = it->second;
-      if (p.truncated()) {
+      if (t.settings.strategy == Strategy::full_refresh) {
+        p.start = p.earliest, p.started_by = StartedBy::full_refresh;
+      } else if (p.truncated()) {
         p.start = p.last_stable, p.started_by = StartedBy::log_truncated;
       } else if (p.stored) {
         p.start = std::max(*p.stored, p.earliest), p.started_by = StartedBy::stored_position;
@@ -255,6 +265,16 @@ std::string describe_publish(const QualityConfig& q) {
                                  "(use publish: staged for gates that block)");
 }
 
+// "latest_by_key (unique_key customer_id, tombstones keep)": a table's strategy for people.
+std::string describe_strategy(const TableSettings& s) {
+  std::string out = strategy_name(s.strategy);
+  if (s.strategy != Strategy::latest_by_key) return out;
+  out += " (key: ";
+  if (s.unique_key.empty()) out += "the Kafka key";
+  for (size_t i = 0; i < s.unique_key.size(); ++i) out += (i ? ", " : "value field ") + s.unique_key[i];
+  return out + (s.keep_tombstones ? "; tombstones kept)" : "; a tombstone deletes its key's row)");
+}
+
 std::string format_json(const Plan& plan) {
   JsonWriter w;
   w.begin_object().field("sync_id", plan.sync_id).field("warehouse", plan.warehouse).field("schema", plan.schema);
@@ -275,6 +295,7 @@ std::string format_json(const Plan& plan) {
   w.key("topics").begin_array();
   for (const auto& t : plan.topics) {
     w.begin_object().field("topic", t.topic).field("table", t.table);
+    w.field("strategy", strategy_name(t.settings.strategy));
     if (t.topic_id.empty()) w.key("topic_id").null(); else w.field("topic_id", t.topic_id.str());
     w.field("decoders", plan.decoders);
     w.field("messages_to_read", t.to_read());
@@ -334,6 +355,9 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
             << count(p.to_read()) << (p.retention_gap() ? " (gap: expired offsets)" : "")
             << (p.truncated() ? " (log truncated below the position)" : "") << " |\n";
     }
+    out << "\n## Tables\n\n";
+    for (const auto& t : plan.topics)
+      out << "- `" << t.table << "` (topic `" << t.topic << "`): " << describe_strategy(t.settings) << "\n";
     out << "\n## Quality gates\n\n- publish: " << describe_publish(plan.quality) << "\n";
     if (plan.quality.gates.empty()) out << "- no gates (`quality.gates` in the manifest)\n";
     for (const auto& g : plan.quality.gates) out << "- " << describe_gate(g) << "\n";
@@ -356,6 +380,7 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
     out << t.topic << "  ->  " << plan.schema << "." << t.table;
     if (!t.topic_id.empty()) out << "   (topic id " << t.topic_id.str() << ")";
     out << "\n";
+    if (t.settings.strategy != Strategy::append) out << "    strategy " << describe_strategy(t.settings) << "\n";
     if (!t.error.empty()) {
       out << "    stopped: " << t.error << "\n";
       continue;

@@ -26,7 +26,7 @@ enum class BoundedBy { last_stable_offset, until_offset, until, max_messages_per
 const char* bound_name(BoundedBy b);
 
 // Why reading a partition starts where it does.
-enum class StartedBy { stored_position, log_start, log_truncated, start_from_latest, start_from_time };
+enum class StartedBy { stored_position, log_start, log_truncated, start_from_latest, start_from_time, full_refresh };
 const char* start_name(StartedBy s);
 
 struct PartitionPlan {
@@ -52,6 +52,7 @@ struct TopicPlan {
   std::string topic;
   TopicId topic_id;  // empty when the topic cannot be described
   std::string table;
+  TableSettings settings;  // its strategy (the manifest's `tables:`)
   std::vector<PartitionPlan> partitions;
   std::string error;  // set when the table cannot be synced now (names the fix)
   int64_t to_read() const;

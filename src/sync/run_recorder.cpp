@@ -134,6 +134,8 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   if (plan) {
     for (const auto& t : plan->topics)
       for (const auto& p : t.partitions)
+        if (t.settings.strategy == Strategy::full_refresh) continue;  // re-read whole: nothing is skipped
+        else
         if (p.retention_gap())
           gap(t.topic, Gap{p.partition, *p.stored, p.earliest, "expired by retention before it was read"});
         else if (p.truncated())

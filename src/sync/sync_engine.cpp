@@ -67,13 +67,17 @@ class SyncRun : PartitionReader::Handler {
   void on_gap(size_t topic, const Gap& gap) override;
   // Hands the batch and the positions it advances to the committer.
   void submit();
-  bool staged() const { return manifest_.quality.publish == PublishMode::staged; }
+  // Whether the run stages its batches and publishes them at the end: asked for
+  // (quality.publish: staged), or needed by a table whose rows the run replaces.
+  bool staged() const { return staged_; }
   // After the last commit: checks the gates, then publishes the staged rows, or drops them
   // when a gate of severity error failed.
   void check_gates_and_publish();
   // What the gates look at, per table; queries the warehouse only for what they need.
   std::vector<TableFacts> measure();
   bool resyncs(const TopicPlan& t) const;
+  // False for a table a partial resync leaves out: this run does not read it.
+  bool resyncs_or_syncs(const TopicPlan& t) const { return !options_.full_resync || resyncs(t); }
   // Every `resync --table` names a table of this sync (a typo must not resync nothing).
   void check_only_tables() const;
   void record();
@@ -93,6 +97,7 @@ class SyncRun : PartitionReader::Handler {
   PartitionReader* reader_ = nullptr;  // while reading
   SyncResult result_;
   bool gate_blocked_ = false;
+  bool staged_ = false;
   std::vector<std::string> staged_tables_;  // staged: the tables with a staging table (those not stopped before reading)
 };
 
@@ -191,7 +196,7 @@ void SyncRun::prepare(kafka::Client& client) {
       continue;
     }
     try {
-      warehouse_->create_table(manifest_.name, tp.topic, tp.table);
+      warehouse_->create_table(manifest_.name, tp.topic, tp.table, tp.settings);
     } catch (const Error& e) {
       if (e.error_class() != ErrorClass::fatal_table) throw;
       t.error = e.what();
@@ -205,9 +210,12 @@ void SyncRun::prepare(kafka::Client& client) {
   for (const auto& tp : plan_.topics) names.push_back({.table = tp.table, .topic = tp.topic});
   if (const auto problem = check_gate_tables(manifest_.quality, names); !problem.empty())
     throw Error(ErrorClass::config, problem);
+  staged_ = manifest_.quality.publish == PublishMode::staged;
+  for (const auto& t : tables_)
+    staged_ |= t.created && resyncs_or_syncs(*t.plan) && t.plan->settings.replaces(options_.full_resync);
   if (!staged()) return;
   for (const auto& t : tables_)
-    if (t.created) staged_tables_.push_back(t.plan->table);
+    if (t.created && resyncs_or_syncs(*t.plan)) staged_tables_.push_back(t.plan->table);
   warehouse_->begin_staging(manifest_.name, staged_tables_);
 }
 
@@ -363,6 +371,16 @@ void SyncRun::check_gates_and_publish() {
                     "use quality.publish: staged for gates that block before the tables change"));
   }
   if (!staged()) return;
+  // A table whose rows the run replaces must have been read whole: one that stopped would be
+  // replaced by part of its topic.
+  for (const auto& t : tables_)
+    if (!t.error.empty() && t.plan->settings.replaces(options_.full_resync)) {
+      result_.errors.push_back("table " + t.plan->table + " (" + strategy_name(t.plan->settings.strategy) +
+                               ") stopped before its topic was read to the end, so nothing of this run was "
+                               "published: its rows would have replaced the table with part of the topic");
+      committer_->discard(staged_tables_);
+      return;
+    }
   if (gate_blocked_) {
     committer_->discard(staged_tables_);
     return;

@@ -2,6 +2,7 @@
 // SQL text that every SQL engine krow writes to reads the same way.
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,60 @@ inline std::string count_rows_sql(const std::string& from, const std::vector<Off
 inline std::string delete_ranges_sql(const std::string& from, const std::vector<OffsetRange>& ranges) {
   const auto [values, matches] = ranges_sql(ranges);
   return "DELETE FROM " + from + " AS t USING " + values + " WHERE " + matches;
+}
+
+// The statements that bring the rows of `source` (new rows, krow's columns) into `target`
+// by key (strategy latest_by_key), the same text for DuckDB and PostgreSQL. `key(alias)`
+// gives the SQL expressions that identify a row of table alias `alias` (the Kafka key, or
+// the value's unique_key fields in the engine's JSON syntax); a row with any of them NULL
+// has no key and is appended as it is. `latest` is a name for a temporary table.
+//
+// The newest row of a key: within a partition, the highest offset; across partitions (a
+// key that moved), the later kafka_timestamp, then the higher partition. A row replaces the
+// stored one of its key when it is at least as new; a tombstone deletes it unless `keep`
+// (then it is stored as the key's row). `rebuild`: the table is emptied first, and the new
+// rows are its whole content (a full resync re-reads the whole topic).
+inline std::vector<std::string> latest_by_key_sql(const std::string& target, const std::string& source,
+                                                  const std::string& latest,
+                                                  const std::function<std::vector<std::string>(const char*)>& key,
+                                                  bool keep_tombstones, bool rebuild) {
+  auto join = [](const std::vector<std::string>& parts, const char* sep) {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+    return out;
+  };
+  auto each = [&](const char* alias, const char* suffix) {
+    auto parts = key(alias);
+    for (auto& p : parts) p += suffix;
+    return parts;
+  };
+  const auto s = key("s"), p = key("p"), n = key("n"), t = key("t");
+  std::vector<std::string> same;
+  for (size_t i = 0; i < t.size(); ++i) same.push_back(t[i] + " = " + n[i]);
+  const std::string epoch = "TIMESTAMPTZ '1970-01-01 00:00:00+00'";
+  auto ts = [&](const char* alias) { return "coalesce(" + std::string(alias) + ".kafka_timestamp, " + epoch + ")"; };
+  const std::string newer =
+      "((t.kafka_partition = n.kafka_partition AND n.kafka_offset >= t.kafka_offset) OR (t.kafka_partition <> "
+      "n.kafka_partition AND (" + ts("n") + " > " + ts("t") + " OR (" + ts("n") + " = " + ts("t") +
+      " AND n.kafka_partition > t.kafka_partition))))";
+  std::vector<std::string> out;
+  if (rebuild) out.push_back("DELETE FROM " + target);
+  out.push_back("DROP TABLE IF EXISTS " + latest);
+  out.push_back("CREATE TEMP TABLE " + latest + " AS SELECT DISTINCT ON (" + join(p, ", ") + ") p.* FROM (SELECT " +
+                "DISTINCT ON (" + join(s, ", ") + ", s.kafka_partition) s.* FROM " + source + " AS s WHERE " +
+                join(each("s", " IS NOT NULL"), " AND ") + " ORDER BY " + join(s, ", ") +
+                ", s.kafka_partition, s.kafka_offset DESC) AS p ORDER BY " + join(p, ", ") + ", " + ts("p") +
+                " DESC, p.kafka_partition DESC");
+  if (!rebuild)
+    out.push_back("DELETE FROM " + target + " AS t USING " + latest + " AS n WHERE " + join(same, " AND ") + " AND " +
+                  newer);
+  out.push_back("INSERT INTO " + target + " SELECT n.* FROM " + latest + " AS n WHERE " +
+                (keep_tombstones ? "TRUE" : "NOT n.is_tombstone") +
+                (rebuild ? "" : " AND NOT EXISTS (SELECT 1 FROM " + target + " AS t WHERE " + join(same, " AND ") + ")"));
+  out.push_back("INSERT INTO " + target + " SELECT s.* FROM " + source + " AS s WHERE " +
+                join(each("s", " IS NULL"), " OR "));
+  out.push_back("DROP TABLE " + latest);
+  return out;
 }
 
 }  // namespace krow

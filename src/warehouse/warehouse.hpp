@@ -17,6 +17,7 @@
 
 #include "rows/row_batch.hpp"
 #include "util/ids.hpp"
+#include "warehouse/table_strategy.hpp"
 #include "warehouse/warehouse_config.hpp"
 
 namespace krow {
@@ -74,8 +75,11 @@ class Warehouse {
   virtual std::vector<TableMapping> tables() = 0;
 
   // Creates the table of a topic (if missing) and records the mapping. Idempotent. Throws
-  // fatal_table when a table of that name exists without krow's columns.
-  virtual void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) = 0;
+  // fatal_table when a table of that name exists without krow's columns. `settings` say how
+  // later writes meet the table's rows (commit() and publish() follow them): the adapter
+  // keeps them for this object's life, and may create what its strategy needs (an index).
+  virtual void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
+                            const TableSettings& settings) = 0;
 
   // How a batch's rows meet the rows already stored.
   enum class WriteMode {

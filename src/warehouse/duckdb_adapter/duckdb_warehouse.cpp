@@ -273,7 +273,9 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
   return out;
 }
 
-void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table) {
+void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
+                                   const TableSettings& settings) {
+  strategies_[table] = settings;
   transaction("creating a table", [&] {
     exec("CREATE TABLE IF NOT EXISTS " + quote(config_.schema) + "." + quote(table) + " (" +
              rows::column_definitions(duckdb_type) + ")",
@@ -320,14 +322,38 @@ void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, co
   if (duckdb_appender_close(app.get()) == DuckDBError) app.fail("writing rows");
 }
 
-void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
-  // Stage the batch, then replace exactly the ids it holds. The offset range lets DuckDB's
-  // zone maps skip the row groups the batch cannot touch.
+std::string DuckDBWarehouse::stage_rows(TableRows& table, const std::string& arena) {
   exec("CREATE TEMP TABLE IF NOT EXISTS krow_merge_stage AS SELECT * FROM " + quote(config_.schema) + "." +
            quote(table.table) + " LIMIT 0",
        "creating the merge stage");
   exec("DELETE FROM temp.main.krow_merge_stage", "clearing the merge stage");
   append_rows(table, arena, "temp", "main", "krow_merge_stage");
+  return "temp.main.krow_merge_stage";
+}
+
+const TableSettings& DuckDBWarehouse::settings_of(const std::string& table) const {
+  static const TableSettings defaults;
+  const auto it = strategies_.find(table);
+  return it == strategies_.end() ? defaults : it->second;
+}
+
+void DuckDBWarehouse::write_latest(const std::string& target, const std::string& source, const TableSettings& settings,
+                                   bool rebuild) {
+  auto key = [&](const char* alias) {
+    std::vector<std::string> out;
+    if (settings.unique_key.empty()) out.push_back(std::string(alias) + ".\"key\"");
+    for (const auto& f : settings.unique_key)
+      out.push_back("json_extract(" + std::string(alias) + ".value, " + quote_literal("$.\"" + f + "\"") + ")");
+    return out;
+  };
+  for (const auto& sql : latest_by_key_sql(target, source, "temp.main.krow_latest", key, settings.keep_tombstones, rebuild))
+    exec(sql, "writing the newest row of each key");
+}
+
+void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
+  // Stage the batch, then replace exactly the ids it holds. The offset range lets DuckDB's
+  // zone maps skip the row groups the batch cannot touch.
+  stage_rows(table, arena);
   const auto target = quote(config_.schema) + "." + quote(table.table);
   duck::Prepared del(conn_, ("DELETE FROM " + target +
                              " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM temp.main.krow_merge_stage) AS s "
@@ -449,7 +475,12 @@ void DuckDBWarehouse::commit(const std::string& sync_id, RowBatch& batch, const 
     for (const auto& m : moves) move_position(sync_id, m);
     for (auto& t : batch.tables()) {
       if (t.rows.empty()) continue;
-      if (mode == WriteMode::merge) merge_rows(t, batch.arena());
+      const auto& settings = settings_of(t.table);
+      if (settings.replaces(mode == WriteMode::merge))
+        throw std::logic_error("table " + t.table + " replaces its rows: its batches are staged, not committed");
+      if (settings.strategy == Strategy::latest_by_key)
+        write_latest(quote(config_.schema) + "." + quote(t.table), stage_rows(t, batch.arena()), settings, false);
+      else if (mode == WriteMode::merge) merge_rows(t, batch.arena());
       else append_rows(t, batch.arena(), nullptr, config_.schema, t.table);
     }
   });
@@ -493,12 +524,19 @@ void DuckDBWarehouse::publish(const std::string& sync_id, const std::vector<std:
     for (const auto& t : tables) {
       const auto target = quote(config_.schema) + "." + quote(t);
       const auto staged = staging(sync_id, t);
-      if (mode == WriteMode::merge)
-        exec("DELETE FROM " + target + " AS t USING " + staged +
-                 " AS s WHERE t.kafka_topic_id = s.kafka_topic_id AND t.kafka_partition = s.kafka_partition AND "
-                 "t.kafka_offset = s.kafka_offset",
-             "replacing re-read rows");
-      exec("INSERT INTO " + target + " SELECT * FROM " + staged, "publishing staged rows");
+      const auto& settings = settings_of(t);
+      const bool replace = settings.replaces(mode == WriteMode::merge);
+      if (settings.strategy == Strategy::latest_by_key) {
+        write_latest(target, staged, settings, replace);
+      } else {
+        if (replace) exec("DELETE FROM " + target, "replacing the table's rows");
+        else if (mode == WriteMode::merge)
+          exec("DELETE FROM " + target + " AS t USING " + staged +
+                   " AS s WHERE t.kafka_topic_id = s.kafka_topic_id AND t.kafka_partition = s.kafka_partition AND "
+                   "t.kafka_offset = s.kafka_offset",
+               "replacing re-read rows");
+        exec("INSERT INTO " + target + " SELECT * FROM " + staged, "publishing staged rows");
+      }
       exec("DROP TABLE " + staged, "dropping a staging table");
     }
   });

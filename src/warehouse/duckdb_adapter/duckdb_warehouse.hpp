@@ -8,6 +8,7 @@
 
 #include <duckdb.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,7 +30,8 @@ class DuckDBWarehouse : public Warehouse {
   NameRules name_rules() const override { return {}; }
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
-  void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) override;
+  void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
+                    const TableSettings& settings) override;
   // Builds each table's DuckDB data chunks (on the reading thread; no connection needed).
   void encode(RowBatch& batch) const override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
@@ -62,6 +64,13 @@ class DuckDBWarehouse : public Warehouse {
                    const std::string& table_name);
   // Full resync: replaces the rows whose ids the batch holds, keeps every other row.
   void merge_rows(TableRows& table, const std::string& arena);
+  // Puts a batch's rows of one table into the session's temporary stage; returns its name.
+  std::string stage_rows(TableRows& table, const std::string& arena);
+  // latest_by_key: brings the newest row of each key of `source` into `target` (see
+  // latest_by_key_sql); `rebuild` first empties the table.
+  void write_latest(const std::string& target, const std::string& source, const TableSettings& settings, bool rebuild);
+  // The settings create_table() was given for `table` (the defaults for one it was not).
+  const TableSettings& settings_of(const std::string& table) const;
   // The quoted name of a table's staging table (in krow's state schema).
   std::string staging(const std::string& sync_id, const std::string& table) const;
   // Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -76,6 +85,7 @@ class DuckDBWarehouse : public Warehouse {
   duckdb_database db_ = nullptr;
   duckdb_connection conn_ = nullptr;
   bool has_state_ = false;  // whether krow's state schema exists (read-only opens may lack it)
+  std::map<std::string, TableSettings> strategies_;  // by table name, from create_table()
 };
 
 }  // namespace krow

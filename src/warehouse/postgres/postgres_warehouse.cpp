@@ -62,6 +62,16 @@ std::string brin_name(const std::string& table) {
   return buf;
 }
 
+// The SQL expressions that identify a row of `alias` for latest_by_key: the Kafka key, or
+// the value's unique_key fields (jsonb, so that equal JSON compares equal).
+std::vector<std::string> key_sql(const TableSettings& settings, const std::string& alias) {
+  std::vector<std::string> out;
+  const std::string of = alias.empty() ? "" : alias + ".";
+  if (settings.unique_key.empty()) out.push_back(of + "\"key\"");
+  for (const auto& f : settings.unique_key) out.push_back("(" + of + "value -> " + quote_literal(f) + ")");
+  return out;
+}
+
 std::string application_name() {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -182,7 +192,9 @@ std::vector<TableMapping> PostgresWarehouse::tables() {
   return out;
 }
 
-void PostgresWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table) {
+void PostgresWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
+                                     const TableSettings& settings) {
+  strategies_[table] = settings;
   ensure_connected();
   const auto target = quote(config_.schema) + "." + quote(table);
   conn_->exec("BEGIN", "starting a transaction");
@@ -192,6 +204,15 @@ void PostgresWarehouse::create_table(const std::string& sync_id, const std::stri
       conn_->exec("CREATE INDEX " + quote(brin_name(table)) + " ON " + target +
                       " USING brin (kafka_partition, kafka_offset) WITH (autosummarize = on)",
                   "creating a table's index");
+    }
+    if (settings.strategy == Strategy::latest_by_key) {
+      // Each batch looks up the stored row of every key it brings.
+      std::string keys;
+      for (const auto& k : key_sql(settings, "")) keys += (keys.empty() ? "" : ", ") + k;
+      char name[48];
+      std::snprintf(name, sizeof name, "krow_key_%08x", fnv1a(table + '\n' + keys));
+      conn_->exec("CREATE INDEX IF NOT EXISTS " + quote(name) + " ON " + target + " (" + keys + ")",
+                  "creating the index of the table's keys");
     }
     const auto cols = conn_->exec(
         "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped "
@@ -349,16 +370,36 @@ void PostgresWarehouse::copy_rows(RowBatch& batch, size_t table_index, const std
   conn_->finish_copy("writing rows");
 }
 
-void PostgresWarehouse::merge_rows(RowBatch& batch, size_t table_index) {
-  const auto& table = batch.tables()[table_index];
-  const auto target = quote(config_.schema) + "." + quote(table.table);
+std::string PostgresWarehouse::stage_rows(RowBatch& batch, size_t table_index) {
   if (!stage_ready_) {
     conn_->exec("CREATE TEMP TABLE IF NOT EXISTS krow_stage (" + rows::column_definitions(postgres_type) +
                     ") ON COMMIT DELETE ROWS",
                 "creating the merge stage");
     stage_ready_ = true;
   }
-  copy_rows(batch, table_index, "krow_stage");
+  conn_->exec("TRUNCATE pg_temp.krow_stage", "clearing the merge stage");
+  copy_rows(batch, table_index, "pg_temp.krow_stage");
+  return "pg_temp.krow_stage";
+}
+
+const TableSettings& PostgresWarehouse::settings_of(const std::string& table) const {
+  static const TableSettings defaults;
+  const auto it = strategies_.find(table);
+  return it == strategies_.end() ? defaults : it->second;
+}
+
+void PostgresWarehouse::write_latest(const std::string& target, const std::string& source,
+                                     const TableSettings& settings, bool rebuild) {
+  auto key = [&](const char* alias) { return key_sql(settings, alias); };
+  for (const auto& sql :
+       latest_by_key_sql(target, source, "pg_temp.krow_latest", key, settings.keep_tombstones, rebuild))
+    conn_->exec(sql, "writing the newest row of each key");
+}
+
+void PostgresWarehouse::merge_rows(RowBatch& batch, size_t table_index) {
+  const auto& table = batch.tables()[table_index];
+  const auto target = quote(config_.schema) + "." + quote(table.table);
+  stage_rows(batch, table_index);
   // Replace exactly the ids the batch holds; the offset range of each partition lets the
   // BRIN index skip what the batch cannot touch.
   for (const auto& range : table.offset_ranges())
@@ -430,8 +471,14 @@ void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
   ensure_connected();
   if (mode == WriteMode::merge) summarize(batch);
   write_batch(sync_id, batch, moves, [&](size_t i) {
-    if (mode == WriteMode::merge) merge_rows(batch, i);
-    else copy_rows(batch, i, quote(config_.schema) + "." + quote(batch.tables()[i].table));
+    const auto& table = batch.tables()[i].table;
+    const auto& settings = settings_of(table);
+    if (settings.replaces(mode == WriteMode::merge))
+      throw std::logic_error("table " + table + " replaces its rows: its batches are staged, not committed");
+    if (settings.strategy == Strategy::latest_by_key)
+      write_latest(quote(config_.schema) + "." + quote(table), stage_rows(batch, i), settings, false);
+    else if (mode == WriteMode::merge) merge_rows(batch, i);
+    else copy_rows(batch, i, quote(config_.schema) + "." + quote(table));
   });
 }
 
@@ -481,12 +528,20 @@ void PostgresWarehouse::publish(const std::string& sync_id, const std::vector<st
     for (const auto& t : tables) {
       const auto target = quote(config_.schema) + "." + quote(t);
       const auto staged = staging(sync_id, t);
-      if (mode == WriteMode::merge)
-        conn_->exec("DELETE FROM " + target + " AS t USING " + staged +
-                        " AS s WHERE t.kafka_topic_id = s.kafka_topic_id AND t.kafka_partition = s.kafka_partition "
-                        "AND t.kafka_offset = s.kafka_offset",
-                    "replacing re-read rows");
-      conn_->exec("INSERT INTO " + target + " SELECT * FROM " + staged, "publishing staged rows");
+      const auto& settings = settings_of(t);
+      const bool replace = settings.replaces(mode == WriteMode::merge);
+      if (settings.strategy == Strategy::latest_by_key) {
+        write_latest(target, staged, settings, replace);
+      } else {
+        // DELETE, not TRUNCATE: readers keep seeing the old rows until the commit, never wait.
+        if (replace) conn_->exec("DELETE FROM " + target, "replacing the table's rows");
+        else if (mode == WriteMode::merge)
+          conn_->exec("DELETE FROM " + target + " AS t USING " + staged +
+                          " AS s WHERE t.kafka_topic_id = s.kafka_topic_id AND t.kafka_partition = s.kafka_partition "
+                          "AND t.kafka_offset = s.kafka_offset",
+                      "replacing re-read rows");
+        conn_->exec("INSERT INTO " + target + " SELECT * FROM " + staged, "publishing staged rows");
+      }
       conn_->exec("DROP TABLE " + staged, "dropping a staging table");
     }
   });

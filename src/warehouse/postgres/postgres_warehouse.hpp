@@ -13,6 +13,7 @@
 // row's decode_error; a value the server refuses for another reason takes the same path
 // (RowBatch::replace_unstorable).
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -31,7 +32,8 @@ class PostgresWarehouse : public Warehouse {
   NameRules name_rules() const override { return NameRules{63}; }  // NAMEDATALEN - 1
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
-  void create_table(const std::string& sync_id, const std::string& topic, const std::string& table) override;
+  void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
+                    const TableSettings& settings) override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
               WriteMode mode) override;
   void begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) override;
@@ -57,6 +59,13 @@ class PostgresWarehouse : public Warehouse {
   void replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t row);
   void copy_rows(RowBatch& batch, size_t table, const std::string& target);
   void merge_rows(RowBatch& batch, size_t table);
+  // Copies a batch's rows of one table into the session's temporary stage; returns its name.
+  std::string stage_rows(RowBatch& batch, size_t table);
+  // latest_by_key: brings the newest row of each key of `source` into `target` (see
+  // latest_by_key_sql); `rebuild` first empties the table.
+  void write_latest(const std::string& target, const std::string& source, const TableSettings& settings, bool rebuild);
+  // The settings create_table() was given for `table` (the defaults for one it was not).
+  const TableSettings& settings_of(const std::string& table) const;
   // One transaction: moves the positions, then `write_table` for each table slot with rows.
   // A value the server refuses becomes its row's decode_error and the batch is tried again.
   template <class WriteTable>
@@ -81,6 +90,7 @@ class PostgresWarehouse : public Warehouse {
   std::set<std::string> summarized_;    // tables whose BRIN index this session brought up to date
   size_t copying_ = 0;                  // the table slot being copied, for a refused value
   std::string copy_buffer_;
+  std::map<std::string, TableSettings> strategies_;  // by table name, from create_table()
 };
 
 }  // namespace krow

@@ -1,0 +1,69 @@
+#include "manifest/table_settings.hpp"
+
+#include <fnmatch.h>
+
+#include <regex>
+
+namespace krow {
+
+const char* strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::append: return "append";
+    case Strategy::latest_by_key: return "latest_by_key";
+    case Strategy::full_refresh: return "full_refresh";
+  }
+  return "unknown";
+}
+
+std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Node& node) {
+  if (!node.IsMap())
+    r.fail(node, "tables must map topic names or globs to their settings, e.g. \"customers.*\": {strategy: "
+                 "latest_by_key}");
+  std::vector<TableRule> out;
+  for (const auto& kv : node) {
+    TableRule rule;
+    rule.pattern = r.text(kv.first, "tables");
+    if (rule.pattern.empty()) r.fail(kv.first, "a key of tables is empty: write a topic name or a glob");
+    const std::string where = "tables.\"" + rule.pattern + "\"";
+    const YAML::Node& s = kv.second;
+    if (s.IsNull()) {
+      out.push_back(std::move(rule));
+      continue;
+    }
+    r.check_keys(s, where, {"strategy", "unique_key", "tombstones"});
+    auto& t = rule.settings;
+    if (auto n = s["strategy"]) {
+      const auto v = r.one_of(n, "strategy", {"append", "latest_by_key", "full_refresh"});
+      t.strategy = v == "latest_by_key" ? Strategy::latest_by_key
+                   : v == "full_refresh" ? Strategy::full_refresh
+                                         : Strategy::append;
+    }
+    if (auto n = s["unique_key"]) {
+      t.unique_key = r.list(n, "unique_key");
+      static const std::regex field(R"(^[^\x00-\x1f"'\\.]{1,256}$)");
+      for (const auto& f : t.unique_key)
+        if (!std::regex_match(f, field))
+          r.fail(n, "unique_key field '" + f + "' must be a top-level field name of the value (no quotes, dots, "
+                    "backslashes or control characters)");
+      if (t.unique_key.empty()) r.fail(n, "unique_key lists no field; leave it out to use the Kafka key");
+    }
+    if (auto n = s["tombstones"]) t.keep_tombstones = r.one_of(n, "tombstones", {"delete", "keep"}) == "keep";
+    if (t.strategy != Strategy::latest_by_key && (s["unique_key"] || s["tombstones"]))
+      r.fail(s["unique_key"] ? s["unique_key"] : s["tombstones"],
+             where + ": unique_key and tombstones apply to strategy: latest_by_key only");
+    for (const auto& other : out)
+      if (other.pattern == rule.pattern) r.fail(kv.first, where + " is listed twice");
+    out.push_back(std::move(rule));
+  }
+  return out;
+}
+
+TableSettings settings_for(const std::vector<TableRule>& rules, const std::string& topic) {
+  for (const auto& r : rules)
+    if (r.pattern == topic) return r.settings;
+  for (const auto& r : rules)
+    if (fnmatch(r.pattern.c_str(), topic.c_str(), 0) == 0) return r.settings;
+  return {};
+}
+
+}  // namespace krow

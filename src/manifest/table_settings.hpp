@@ -1,0 +1,37 @@
+#pragma once
+// Per-table settings (`tables:` in the manifest): how a topic's messages meet its table.
+//
+//   tables:
+//     "customers.*":                # a topic name or a glob; an exact name wins over globs,
+//       strategy: latest_by_key     # then the first matching glob in manifest order
+//       unique_key: [customer_id]   # value fields; default: the Kafka key
+//       tombstones: delete          # or keep
+//     orders.snapshot:
+//       strategy: full_refresh
+//
+// Strategies: `append` (default: one row per message), `latest_by_key` (one row per key, the
+// newest message's; a tombstone deletes it unless `tombstones: keep`), `full_refresh` (each
+// run re-reads the whole retained topic and replaces the table's rows in one transaction).
+
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "manifest/section.hpp"
+#include "warehouse/table_strategy.hpp"
+
+namespace krow {
+
+struct TableRule {
+  std::string pattern;  // a topic name, or a glob (*, ?, [abc])
+  TableSettings settings;
+};
+
+// The rules of `tables:`, in manifest order. Throws Error(config) naming the line and key.
+std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Node& node);
+
+// The settings of `topic`: its exact rule, else the first glob that matches, else the defaults.
+TableSettings settings_for(const std::vector<TableRule>& rules, const std::string& topic);
+
+}  // namespace krow

@@ -1,0 +1,62 @@
+// The manifest's `tables:` without a broker: strategies read per topic name or glob (an
+// exact name before globs, then globs in manifest order), and what is refused.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "manifest/manifest.hpp"
+#include "util/error.hpp"
+
+namespace krow {
+namespace {
+
+using ::testing::HasSubstr;
+
+Manifest with_tables(const std::string& tables) {
+  return parse_manifest("source: {bootstrap_servers: 'k:9092'}\nwarehouse: {path: w.duckdb}\n" + tables, "/tmp/m.yaml");
+}
+
+std::string refusal(const std::string& tables) {
+  try {
+    with_tables(tables);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(TableSettings, ExactNamesWinOverGlobsAndGlobsMatchInOrder) {
+  const auto m = with_tables(R"(tables:
+  "customers.*": {strategy: latest_by_key, unique_key: [id, region], tombstones: keep}
+  "*": {strategy: full_refresh}
+  customers.vip: {strategy: append}
+  "orders.*":
+)");
+  EXPECT_EQ(settings_for(m.tables, "customers.eu").strategy, Strategy::latest_by_key);
+  EXPECT_EQ(settings_for(m.tables, "customers.eu").unique_key, (std::vector<std::string>{"id", "region"}));
+  EXPECT_TRUE(settings_for(m.tables, "customers.eu").keep_tombstones);
+  EXPECT_EQ(settings_for(m.tables, "customers.vip").strategy, Strategy::append);
+  EXPECT_EQ(settings_for(m.tables, "snapshots").strategy, Strategy::full_refresh);
+  EXPECT_EQ(settings_for(m.tables, "orders.eu").strategy, Strategy::full_refresh);  // "*" comes first
+  EXPECT_EQ(settings_for({}, "anything").strategy, Strategy::append);
+  EXPECT_TRUE(settings_for(m.tables, "snapshots").replaces(false));
+  EXPECT_FALSE(settings_for(m.tables, "customers.eu").replaces(false));
+  EXPECT_TRUE(settings_for(m.tables, "customers.eu").replaces(true));  // a full resync rebuilds it
+}
+
+TEST(TableSettings, RefusesWhatItCannotHonour) {
+  EXPECT_THAT(refusal("tables: [a, b]"), HasSubstr("tables must map topic names or globs"));
+  EXPECT_THAT(refusal("tables: {a: {strategy: upsert}}"),
+              HasSubstr("'strategy' must be one of append, latest_by_key, full_refresh"));
+  EXPECT_THAT(refusal("tables: {a: {stratgy: append}}"), HasSubstr("did you mean 'strategy'?"));
+  EXPECT_THAT(refusal("tables: {a: {unique_key: [id]}}"),
+              HasSubstr("unique_key and tombstones apply to strategy: latest_by_key only"));
+  EXPECT_THAT(refusal("tables: {a: {strategy: latest_by_key, unique_key: [a.b]}}"),
+              HasSubstr("must be a top-level field name"));
+  EXPECT_THAT(refusal("tables: {a: {strategy: latest_by_key, unique_key: []}}"), HasSubstr("lists no field"));
+  EXPECT_THAT(refusal("tables: {a: {strategy: latest_by_key, tombstones: drop}}"),
+              HasSubstr("'tombstones' must be one of delete, keep"));
+}
+
+}  // namespace
+}  // namespace krow
