@@ -33,6 +33,7 @@ class SchemaRegistry {
     // When found: where a reference loop was cut, if one was ("" otherwise). A schema that
     // needs the cut reference then fails to compile, and this says why.
     std::string loop_cut;
+    int64_t version = 0;  // latest(): the subject's version that was read
   };
 
   // A real registry cannot hold a reference chain or loop (a schema's references must be
@@ -43,6 +44,11 @@ class SchemaRegistry {
   SchemaRegistry(const RegistryConfig& config, std::chrono::seconds retry_budget = std::chrono::seconds(300));
 
   Answer by_id(int32_t id);
+
+  // The latest version of `subject` (GET /subjects/<subject>/versions/latest), its
+  // references resolved as by_id() resolves them; schema->id is its schema ID. not_found when
+  // the registry has no such subject (or it has no version left). Not cached.
+  Answer latest(const std::string& subject);
 
   // Requests made so far (for tests and counters).
   int requests() const { return requests_; }
