@@ -133,6 +133,8 @@ int cmd_schema(const std::string& manifest_path, const std::string& format) {
     const auto plan = krow::make_plan(cluster, *warehouse, manifest);
     krow::SchemaRegistry registry(manifest.registry,
                                   std::chrono::seconds(std::clamp(manifest.source.connect_timeout_s, 5, 60)));
+    registry.set_when_failing("check registry.url (and registry.ca_file) and that the registry is up, then run "
+                              "`krow schema` again");
     const auto report = krow::make_schema_report(plan, &registry, *warehouse, options);
     std::cout << krow::format_schema_report(report, json);
     return report.failed() ? kExitFailed : kExitOk;

@@ -153,8 +153,7 @@ SchemaRegistry::Fetched SchemaRegistry::get(const std::string& path, const std::
           without_password(
               "the schema registry at " + config_.url + " kept failing (" + last + ") for " +
               std::to_string(retry_budget_.count()) + " s, asked for " + where +
-              "; nothing was written for the affected messages. Run the sync again once the "
-              "registry answers"));
+              "; " + when_failing_));
     std::this_thread::sleep_for(wait);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(30000));
   }

@@ -50,6 +50,10 @@ class SchemaRegistry {
   // the registry has no such subject (or it has no version left). Not cached.
   Answer latest(const std::string& subject);
 
+  // What the error thrown when transient failures outlast the retry budget tells the reader
+  // to do (by default: run the sync again once the registry answers).
+  void set_when_failing(std::string advice) { when_failing_ = std::move(advice); }
+
   // Requests made so far (for tests and counters).
   int requests() const { return requests_; }
 
@@ -80,6 +84,8 @@ class SchemaRegistry {
   int32_t resolving_id_ = 0;  // the schema ID whose references are being fetched (for messages)
   std::string loop_cut_;      // the first loop cut while resolving `resolving_id_`
   int requests_ = 0;
+  std::string when_failing_ =
+      "nothing was written for the affected messages. Run the sync again once the registry answers";
 };
 
 }  // namespace krow

@@ -79,7 +79,7 @@ std::string format_text(const SchemaReport& r) {
     }
     auto line = [&](const std::vector<std::string>& cells) {
       std::string s = " ";
-      for (size_t k = 0; k < cells.size(); ++k) s += " " + (k + 1 < cells.size() ? pad(cells[k], width[k]) : cells[k]);
+      for (size_t k = 0; k < cells.size(); ++k) s += (k ? "  " : " ") + (k + 1 < cells.size() ? pad(cells[k], width[k]) : cells[k]);
       out << s << "\n";
     };
     line(head);

@@ -257,7 +257,8 @@ TEST_P(SchemaCommand, UnreachableRegistryFailsWithExitOne) {
   std::ofstream(manifest) << yaml;
   const auto r = krow({"schema", manifest});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find("registry"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("the schema registry at https://127.0.0.1:9"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("then run `krow schema` again"), std::string::npos) << r.err;
 }
 
 TEST_P(SchemaCommand, BadManifestExitsThree) {
