@@ -43,42 +43,72 @@ class AvroPlanner {
   // How a node is described in ColumnSpec::source.
   std::string source_of(uint32_t i) const {
     const Node& n = plan_.nodes[i];
-    const auto logical = [&](const char* base, const char* lt) { return std::string(base) + " (" + lt + ")"; };
+    const auto logical = [&](const char* base, const char* lt) {
+      return std::string(base) + " (" + lt + ")";
+    };
     switch (n.op) {
-      case Op::null_value: return "null";
-      case Op::boolean: return "boolean";
-      case Op::int32: return "int";
-      case Op::int64: return "long";
-      case Op::float32: return "float";
-      case Op::float64: return "double";
-      case Op::bytes: return "bytes";
-      case Op::string: return "string";
-      case Op::record: return "record " + type_name(i);
-      case Op::enumeration: return "enum " + type_name(i);
-      case Op::array: return "array<" + source_of(n.first) + ">";
-      case Op::map: return "map<" + source_of(n.first) + ">";
-      case Op::fixed: return "fixed " + type_name(i) + "(" + std::to_string(n.count) + ")";
+      case Op::null_value:
+        return "null";
+      case Op::boolean:
+        return "boolean";
+      case Op::int32:
+        return "int";
+      case Op::int64:
+        return "long";
+      case Op::float32:
+        return "float";
+      case Op::float64:
+        return "double";
+      case Op::bytes:
+        return "bytes";
+      case Op::string:
+        return "string";
+      case Op::record:
+        return "record " + type_name(i);
+      case Op::enumeration:
+        return "enum " + type_name(i);
+      case Op::array:
+        return "array<" + source_of(n.first) + ">";
+      case Op::map:
+        return "map<" + source_of(n.first) + ">";
+      case Op::fixed:
+        return "fixed " + type_name(i) + "(" + std::to_string(n.count) + ")";
       case Op::union_type: {
         std::string s = "union [";
-        for (uint32_t b = 0; b < n.count; ++b) s += (b ? ", " : "") + source_of(plan_.branches[n.first + b]);
+        for (uint32_t b = 0; b < n.count; ++b)
+          s += (b ? ", " : "") + source_of(plan_.branches[n.first + b]);
         return s + "]";
       }
       case Op::decimal_bytes:
       case Op::decimal_fixed: {
-        std::string s = n.op == Op::decimal_bytes ? "bytes" : "fixed " + type_name(i) + "(" + std::to_string(n.count) + ")";
-        return s + " (decimal(" + std::to_string(n.precision) + "," + std::to_string(n.scale) + "))";
+        std::string s = n.op == Op::decimal_bytes
+                            ? "bytes"
+                            : "fixed " + type_name(i) + "(" + std::to_string(n.count) + ")";
+        return s + " (decimal(" + std::to_string(n.precision) + "," + std::to_string(n.scale) +
+               "))";
       }
-      case Op::uuid_fixed: return "fixed " + type_name(i) + "(16) (uuid)";
-      case Op::date: return logical("int", "date");
-      case Op::time_millis: return logical("int", "time-millis");
-      case Op::time_micros: return logical("long", "time-micros");
-      case Op::timestamp_millis: return logical("long", "timestamp-millis");
-      case Op::timestamp_micros: return logical("long", "timestamp-micros");
-      case Op::timestamp_nanos: return logical("long", "timestamp-nanos");
-      case Op::local_timestamp_millis: return logical("long", "local-timestamp-millis");
-      case Op::local_timestamp_micros: return logical("long", "local-timestamp-micros");
-      case Op::local_timestamp_nanos: return logical("long", "local-timestamp-nanos");
-      case Op::duration: return "fixed " + type_name(i) + "(12) (duration)";
+      case Op::uuid_fixed:
+        return "fixed " + type_name(i) + "(16) (uuid)";
+      case Op::date:
+        return logical("int", "date");
+      case Op::time_millis:
+        return logical("int", "time-millis");
+      case Op::time_micros:
+        return logical("long", "time-micros");
+      case Op::timestamp_millis:
+        return logical("long", "timestamp-millis");
+      case Op::timestamp_micros:
+        return logical("long", "timestamp-micros");
+      case Op::timestamp_nanos:
+        return logical("long", "timestamp-nanos");
+      case Op::local_timestamp_millis:
+        return logical("long", "local-timestamp-millis");
+      case Op::local_timestamp_micros:
+        return logical("long", "local-timestamp-micros");
+      case Op::local_timestamp_nanos:
+        return logical("long", "local-timestamp-nanos");
+      case Op::duration:
+        return "fixed " + type_name(i) + "(12) (duration)";
     }
     return "?";
   }
@@ -109,35 +139,49 @@ class AvroPlanner {
     const Node& n = plan_.nodes[i];
     const std::string source = source_of(i);
     switch (n.op) {
-      case Op::null_value: return add(path, ColumnType::json, true, source);
-      case Op::boolean: return add(path, ColumnType::boolean, nullable, source);
-      case Op::int32: return add(path, ColumnType::int32, nullable, source);
-      case Op::int64: return add(path, ColumnType::int64, nullable, source);
-      case Op::float32: return add(path, ColumnType::float32, nullable, source);
-      case Op::float64: return add(path, ColumnType::float64, nullable, source);
+      case Op::null_value:
+        return add(path, ColumnType::json, true, source);
+      case Op::boolean:
+        return add(path, ColumnType::boolean, nullable, source);
+      case Op::int32:
+        return add(path, ColumnType::int32, nullable, source);
+      case Op::int64:
+        return add(path, ColumnType::int64, nullable, source);
+      case Op::float32:
+        return add(path, ColumnType::float32, nullable, source);
+      case Op::float64:
+        return add(path, ColumnType::float64, nullable, source);
       case Op::bytes:
-      case Op::fixed: return add(path, ColumnType::bytes, nullable, source);
+      case Op::fixed:
+        return add(path, ColumnType::bytes, nullable, source);
       case Op::string:
       case Op::enumeration:
-      case Op::uuid_fixed: return add(path, ColumnType::text, nullable, source);
+      case Op::uuid_fixed:
+        return add(path, ColumnType::text, nullable, source);
       case Op::array:
       case Op::map:
-      case Op::duration: return add(path, ColumnType::json, nullable, source);
+      case Op::duration:
+        return add(path, ColumnType::json, nullable, source);
       case Op::decimal_bytes:
       case Op::decimal_fixed:
-        if (n.precision > kMaxDecimalPrecision) return add(path, ColumnType::text, nullable, source);
+        if (n.precision > kMaxDecimalPrecision)
+          return add(path, ColumnType::text, nullable, source);
         return add(path, ColumnType::decimal, nullable, source, n.precision, n.scale);
-      case Op::date: return add(path, ColumnType::date, nullable, source);
+      case Op::date:
+        return add(path, ColumnType::date, nullable, source);
       case Op::time_millis:
-      case Op::time_micros: return add(path, ColumnType::time, nullable, source);
+      case Op::time_micros:
+        return add(path, ColumnType::time, nullable, source);
       case Op::timestamp_millis:
       case Op::timestamp_micros:
       case Op::timestamp_nanos:
       case Op::local_timestamp_millis:
       case Op::local_timestamp_micros:
-      case Op::local_timestamp_nanos: return add(path, ColumnType::timestamp, nullable, source);
+      case Op::local_timestamp_nanos:
+        return add(path, ColumnType::timestamp, nullable, source);
       case Op::record: {
-        if (options_.nested == NestedMode::json || path.empty()) return add(path, ColumnType::json, nullable, source);
+        if (options_.nested == NestedMode::json || path.empty())
+          return add(path, ColumnType::json, nullable, source);
         if (std::find(stack_.begin(), stack_.end(), i) != stack_.end()) {
           out_.notes.push_back(path_text(path) + ": record " + type_name(i) +
                                " contains itself, so it is one JSON column there");

@@ -44,7 +44,8 @@ std::string with_hash(const std::string& base, const std::string& hashed, size_t
 
 }  // namespace
 
-void assign_names(std::vector<ColumnSpec>& columns, const std::string& separator, size_t max_bytes) {
+void assign_names(std::vector<ColumnSpec>& columns, const std::string& separator,
+                  size_t max_bytes) {
   // A limit too small for a suffix is no limit krow can honour; engines have 63 bytes or more.
   if (max_bytes > 0 && max_bytes <= kSuffixBytes) max_bytes = 0;
   std::set<std::string> taken;  // lower-case ASCII
@@ -57,7 +58,8 @@ void assign_names(std::vector<ColumnSpec>& columns, const std::string& separator
       base += clean(field);
     }
     if (is_metadata(base)) base = std::string(kCollisionPrefix) + base;
-    std::string name = max_bytes && base.size() > max_bytes ? with_hash(base, base, max_bytes) : base;
+    std::string name =
+        max_bytes && base.size() > max_bytes ? with_hash(base, base, max_bytes) : base;
     const std::string path = path_text(column.path);
     for (int salt = 1; taken.count(lower_ascii(name)); ++salt)
       name = with_hash(base, salt == 1 ? path : path + "#" + std::to_string(salt), max_bytes);

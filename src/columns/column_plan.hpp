@@ -38,9 +38,9 @@ struct ColumnOptions {
 
 struct ColumnPlan {
   SchemaType format = SchemaType::avro;
-  std::string root;                  // what the value is: "record com.acme.Order", "message acme.Order", "object"
-  std::vector<ColumnSpec> columns;   // in schema order (depth first)
-  std::vector<std::string> notes;    // choices worth telling: recursion cut, message picked, ...
+  std::string root;  // what the value is: "record com.acme.Order", "message acme.Order", "object"
+  std::vector<ColumnSpec> columns;  // in schema order (depth first)
+  std::vector<std::string> notes;   // choices worth telling: recursion cut, message picked, ...
 };
 
 // Plans the columns of a value written with `schema`. Throws std::invalid_argument with a

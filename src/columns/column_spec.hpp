@@ -17,7 +17,7 @@ enum class ColumnType : uint8_t {
   boolean,
   int32,
   int64,
-  uint64,     // unsigned 64-bit: beyond BIGINT
+  uint64,  // unsigned 64-bit: beyond BIGINT
   float32,
   float64,
   decimal,    // exact: ColumnSpec::precision (1..38) and scale
@@ -36,13 +36,15 @@ std::string_view column_type_name(ColumnType type);
 inline constexpr int32_t kMaxDecimalPrecision = 38;
 
 struct ColumnSpec {
-  std::string name;               // the column's name: unique (case-insensitively), within the engine's limit
-  std::vector<std::string> path;  // field names from the value's root to the value (empty: the root itself)
+  std::string name;  // the column's name: unique (case-insensitively), within the engine's limit
+  std::vector<std::string>
+      path;  // field names from the value's root to the value (empty: the root itself)
   ColumnType type = ColumnType::json;
-  int32_t precision = 0;          // decimal only
-  int32_t scale = 0;              // decimal only
-  bool nullable = true;           // false only when every decoded value carries it
-  std::string source;             // the schema's type: "long (timestamp-millis)", "int64", "string (format date-time)"
+  int32_t precision = 0;  // decimal only
+  int32_t scale = 0;      // decimal only
+  bool nullable = true;   // false only when every decoded value carries it
+  std::string
+      source;  // the schema's type: "long (timestamp-millis)", "int64", "string (format date-time)"
 };
 
 // `path` as one text, segments joined with `.` ("address.street"; "(root)" when empty).

@@ -27,7 +27,9 @@ using simdjson::dom::object;
 // Schemas nest far less; the bound keeps a hostile document's $ref chains finite.
 constexpr int kMaxDepth = 64;
 
-[[noreturn]] void fail(const std::string& reason) { throw std::invalid_argument("JSON Schema: " + reason); }
+[[noreturn]] void fail(const std::string& reason) {
+  throw std::invalid_argument("JSON Schema: " + reason);
+}
 
 // One schema document (the registry's, or a reference), parsed and kept for the run.
 struct Document {
@@ -43,7 +45,7 @@ struct Shape {
   ColumnType type = ColumnType::json;
   bool nullable = false;
   std::string source;
-  element schema;              // object_kind: the schema holding `properties`
+  element schema;  // object_kind: the schema holding `properties`
   const Document* doc = nullptr;
 };
 
@@ -76,8 +78,8 @@ class JsonSchemaPlanner {
     d.name = name;
     d.parser = std::make_unique<simdjson::dom::parser>();
     if (auto err = d.parser->parse(schema.text).get(d.root))
-      fail(std::string(name.empty() ? "the schema" : "reference \"" + name + "\"") + " is not valid JSON (" +
-           simdjson::error_message(err) + ")");
+      fail(std::string(name.empty() ? "the schema" : "reference \"" + name + "\"") +
+           " is not valid JSON (" + simdjson::error_message(err) + ")");
     std::string_view id;
     if (d.root.is_object() && !d.root["$id"].get(id)) d.id = std::string(id);
     docs_.push_back(std::move(d));
@@ -114,19 +116,22 @@ class JsonSchemaPlanner {
 
   // What `schema` says a value is.
   Shape shape(element schema, const Document* doc, int depth) {
-    if (depth > kMaxDepth) fail("$ref and combinations nest deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (depth > kMaxDepth)
+      fail("$ref and combinations nest deeper than " + std::to_string(kMaxDepth) + " levels");
     Shape s;
     s.doc = doc;
     s.schema = schema;
     if (schema.is_bool()) return s.source = "any", s.nullable = true, s;  // true: anything
-    if (!schema.is_object()) fail("a schema must be an object or a boolean, not " + simdjson::minify(schema));
+    if (!schema.is_object())
+      fail("a schema must be an object or a boolean, not " + simdjson::minify(schema));
     std::string_view ref;
     if (!schema["$ref"].get(ref)) {
       auto [target, target_doc] = follow(ref, doc);
       return shape(target, target_doc, depth + 1);
     }
     array list;
-    if (!schema["allOf"].get(list) && list.size() == 1) return shape(list.at(0).value_unsafe(), doc, depth + 1);
+    if (!schema["allOf"].get(list) && list.size() == 1)
+      return shape(list.at(0).value_unsafe(), doc, depth + 1);
     for (const char* combinator : {"anyOf", "oneOf"}) {
       if (schema[combinator].get(list)) continue;
       // [X, {"type": "null"}] is X, nullable; any other choice is JSON.
@@ -134,8 +139,10 @@ class JsonSchemaPlanner {
       bool has_null = false;
       for (element option : list) {
         const Shape o = shape(option, doc, depth + 1);
-        if (o.kind == Shape::scalar && o.source == "null") has_null = true;
-        else options.push_back(o);
+        if (o.kind == Shape::scalar && o.source == "null")
+          has_null = true;
+        else
+          options.push_back(o);
       }
       if (options.size() == 1 && has_null) {
         Shape one = options[0];
@@ -166,8 +173,10 @@ class JsonSchemaPlanner {
       if (!schema["const"].get(e) || (!schema["enum"].get(values) && values.size() > 0)) {
         // An enum or const of strings only is text.
         bool strings = true;
-        if (!schema["const"].get(e)) strings = e.is_string();
-        else for (element v : values) strings = strings && v.is_string();
+        if (!schema["const"].get(e))
+          strings = e.is_string();
+        else
+          for (element v : values) strings = strings && v.is_string();
         if (strings) return s.kind = Shape::scalar, s.type = ColumnType::text, s.source = "enum", s;
       }
       return s.source = "any", s.nullable = true, s;
@@ -177,7 +186,8 @@ class JsonSchemaPlanner {
       s.nullable = true;
       types.erase(null_at);
     }
-    if (types.empty()) return s.kind = Shape::scalar, s.type = ColumnType::json, s.source = "null", s;
+    if (types.empty())
+      return s.kind = Shape::scalar, s.type = ColumnType::json, s.source = "null", s;
     if (types.size() > 1) {
       s.source = "";
       for (const auto& t : types) s.source += (s.source.empty() ? "" : " | ") + t;
@@ -192,8 +202,9 @@ class JsonSchemaPlanner {
       s.type = ColumnType::boolean;
     } else if (t == "integer") {
       // Confluent's JSON Schema converter records narrower Java types.
-      s.type = has_connect && (connect == "int8" || connect == "int16" || connect == "int32") ? ColumnType::int32
-                                                                                               : ColumnType::int64;
+      s.type = has_connect && (connect == "int8" || connect == "int16" || connect == "int32")
+                   ? ColumnType::int32
+                   : ColumnType::int64;
       if (has_connect) s.source += " (connect.type " + std::string(connect) + ")";
     } else if (t == "number") {
       s.type = has_connect && connect == "float32" ? ColumnType::float32 : ColumnType::float64;
@@ -234,7 +245,8 @@ class JsonSchemaPlanner {
     out_.columns.push_back(std::move(c));
   }
 
-  void properties(const Shape& parent, const std::vector<std::string>& prefix, bool nullable, int depth) {
+  void properties(const Shape& parent, const std::vector<std::string>& prefix, bool nullable,
+                  int depth) {
     std::set<std::string_view> required;
     array req;
     if (!parent.schema["required"].get(req))
@@ -255,7 +267,8 @@ class JsonSchemaPlanner {
       } else if (s.kind == Shape::json || options_.nested == NestedMode::json) {
         add(path, ColumnType::json, may_be_null, s.source);
       } else if (active_.contains(key(s)) || depth > kMaxDepth) {
-        out_.notes.push_back(path_text(path) + ": the object contains itself, so it is one JSON column there");
+        out_.notes.push_back(path_text(path) +
+                             ": the object contains itself, so it is one JSON column there");
         add(path, ColumnType::json, may_be_null, s.source);
       } else {
         const auto k = key(s);

@@ -29,8 +29,8 @@ struct WellKnown {
 
 constexpr WellKnown kWellKnown[] = {
     {"google.protobuf.Timestamp", ColumnType::timestamp},
-    {"google.protobuf.Duration", ColumnType::text},     // "1.5s"
-    {"google.protobuf.FieldMask", ColumnType::text},    // "a.fooBar,b"
+    {"google.protobuf.Duration", ColumnType::text},   // "1.5s"
+    {"google.protobuf.FieldMask", ColumnType::text},  // "a.fooBar,b"
     {"google.protobuf.Struct", ColumnType::json},
     {"google.protobuf.Value", ColumnType::json},
     {"google.protobuf.ListValue", ColumnType::json},
@@ -60,24 +60,35 @@ ColumnType scalar_type(const FD* f) {
   switch (f->type()) {
     case FD::TYPE_INT32:
     case FD::TYPE_SINT32:
-    case FD::TYPE_SFIXED32: return ColumnType::int32;
+    case FD::TYPE_SFIXED32:
+      return ColumnType::int32;
     case FD::TYPE_UINT32:
-    case FD::TYPE_FIXED32: return ColumnType::int64;  // beyond int32: the next wider signed type
+    case FD::TYPE_FIXED32:
+      return ColumnType::int64;  // beyond int32: the next wider signed type
     case FD::TYPE_INT64:
     case FD::TYPE_SINT64:
-    case FD::TYPE_SFIXED64: return ColumnType::int64;
+    case FD::TYPE_SFIXED64:
+      return ColumnType::int64;
     case FD::TYPE_UINT64:
-    case FD::TYPE_FIXED64: return ColumnType::uint64;
-    case FD::TYPE_FLOAT: return ColumnType::float32;
-    case FD::TYPE_DOUBLE: return ColumnType::float64;
-    case FD::TYPE_BOOL: return ColumnType::boolean;
-    case FD::TYPE_STRING: return ColumnType::text;
-    case FD::TYPE_BYTES: return ColumnType::bytes;
+    case FD::TYPE_FIXED64:
+      return ColumnType::uint64;
+    case FD::TYPE_FLOAT:
+      return ColumnType::float32;
+    case FD::TYPE_DOUBLE:
+      return ColumnType::float64;
+    case FD::TYPE_BOOL:
+      return ColumnType::boolean;
+    case FD::TYPE_STRING:
+      return ColumnType::text;
+    case FD::TYPE_BYTES:
+      return ColumnType::bytes;
     case FD::TYPE_ENUM:
       // NullValue is written as JSON null whatever its number.
-      return f->enum_type()->full_name() == "google.protobuf.NullValue" ? ColumnType::json : ColumnType::text;
+      return f->enum_type()->full_name() == "google.protobuf.NullValue" ? ColumnType::json
+                                                                        : ColumnType::text;
     case FD::TYPE_MESSAGE:
-    case FD::TYPE_GROUP: return ColumnType::json;
+    case FD::TYPE_GROUP:
+      return ColumnType::json;
   }
   return ColumnType::json;
 }
@@ -86,7 +97,8 @@ ColumnType scalar_type(const FD* f) {
 std::string value_source(const FD* f) {
   if (f->type() == FD::TYPE_ENUM) return "enum " + f->enum_type()->full_name();
   if (f->type() == FD::TYPE_MESSAGE || f->type() == FD::TYPE_GROUP)
-    return std::string(f->type() == FD::TYPE_GROUP ? "group " : "message ") + f->message_type()->full_name();
+    return std::string(f->type() == FD::TYPE_GROUP ? "group " : "message ") +
+           f->message_type()->full_name();
   return f->type_name();
 }
 
@@ -96,8 +108,10 @@ std::string field_source(const FD* f) {
     return "map<" + value_source(entry->map_key()) + ", " + value_source(entry->map_value()) + ">";
   }
   std::string s = f->is_repeated() ? "repeated " + value_source(f) : value_source(f);
-  if (f->real_containing_oneof()) s += " (oneof " + f->real_containing_oneof()->name() + ")";
-  else if (f->has_optional_keyword() && f->file()->syntax() == gpb::FileDescriptor::SYNTAX_PROTO3) s = "optional " + s;
+  if (f->real_containing_oneof())
+    s += " (oneof " + f->real_containing_oneof()->name() + ")";
+  else if (f->has_optional_keyword() && f->file()->syntax() == gpb::FileDescriptor::SYNTAX_PROTO3)
+    s = "optional " + s;
   return s;
 }
 
@@ -150,7 +164,8 @@ class ProtobufPlanner {
 }  // namespace
 
 ColumnPlan plan_protobuf_columns(const ResolvedSchema& schema, const ColumnOptions& options) {
-  if (schema.type != SchemaType::protobuf) throw std::invalid_argument("the schema is not of type Protobuf");
+  if (schema.type != SchemaType::protobuf)
+    throw std::invalid_argument("the schema is not of type Protobuf");
   const pb::SchemaPool pool(schema);
   const auto& file = pool.root();
   if (file.message_type_count() == 0)
@@ -161,8 +176,8 @@ ColumnPlan plan_protobuf_columns(const ResolvedSchema& schema, const ColumnOptio
   out.root = "message " + root->full_name();
   if (file.message_type_count() > 1)
     out.notes.push_back("the schema declares " + std::to_string(file.message_type_count()) +
-                        " top-level messages; the columns are those of the first, " + root->full_name() +
-                        " (message index [0])");
+                        " top-level messages; the columns are those of the first, " +
+                        root->full_name() + " (message index [0])");
   if (const auto* w = well_known(root)) {
     ColumnSpec c;
     c.type = w->type;

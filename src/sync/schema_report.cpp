@@ -13,29 +13,37 @@ namespace {
 
 const char* type_name(SchemaType t) {
   switch (t) {
-    case SchemaType::avro: return "AVRO";
-    case SchemaType::protobuf: return "PROTOBUF";
-    case SchemaType::json: return "JSON";
+    case SchemaType::avro:
+      return "AVRO";
+    case SchemaType::protobuf:
+      return "PROTOBUF";
+    case SchemaType::json:
+      return "JSON";
   }
   return "?";
 }
 
 const char* status_name(TableSchema::Status s) {
   switch (s) {
-    case TableSchema::Status::planned: return "planned";
-    case TableSchema::Status::no_subject: return "no_subject";
-    case TableSchema::Status::failed: return "failed";
+    case TableSchema::Status::planned:
+      return "planned";
+    case TableSchema::Status::no_subject:
+      return "no_subject";
+    case TableSchema::Status::failed:
+      return "failed";
   }
   return "failed";
 }
 
 constexpr const char* kNoRegistry =
-    "typed columns come from the schema registry, and this manifest configures none: set registry.url (with "
+    "typed columns come from the schema registry, and this manifest configures none: set "
+    "registry.url (with "
     "registry.username and registry.password) to plan columns from each topic's value schema";
 
 std::string options_text(const columns::ColumnOptions& o) {
-  return std::string(o.nested == columns::NestedMode::flatten ? "nested fields flattened with \"" + o.separator + "\""
-                                                              : "nested values as one JSON column each") +
+  return std::string(o.nested == columns::NestedMode::flatten
+                         ? "nested fields flattened with \"" + o.separator + "\""
+                         : "nested values as one JSON column each") +
          ", arrays and maps as one JSON column each";
 }
 
@@ -45,17 +53,21 @@ std::string metadata_names() {
   return out;
 }
 
-std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+std::string pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
 
 std::string format_text(const SchemaReport& r) {
   std::ostringstream out;
-  out << "Columns for sync '" << r.sync_id << "' (" << r.warehouse << ", schema " << r.schema << ")\n";
+  out << "Columns for sync '" << r.sync_id << "' (" << r.warehouse << ", schema " << r.schema
+      << ")\n";
   if (!r.registry) {
     out << "  " << kNoRegistry << "\n";
     return out.str();
   }
-  out << "  from each topic's latest value schema in the registry (subject <topic>-value); " << options_text(r.options)
-      << "\n  beside krow's " << rows::kColumnCount << " metadata columns (" << metadata_names() << ")\n"
+  out << "  from each topic's latest value schema in the registry (subject <topic>-value); "
+      << options_text(r.options) << "\n  beside krow's " << rows::kColumnCount
+      << " metadata columns (" << metadata_names() << ")\n"
       << "  writing typed columns is not built yet: this is what a typed table would hold\n";
   if (r.tables.empty()) out << "\n  no topics selected\n";
   for (const auto& t : r.tables) {
@@ -64,13 +76,15 @@ std::string format_text(const SchemaReport& r) {
       out << "  " << t.message << "\n";
       continue;
     }
-    out << "  subject " << t.subject << ": schema ID " << t.schema_id << ", version " << t.version << ", "
-        << type_name(t.type) << ", " << t.columns.root << ", " << t.columns.columns.size() << " column(s)\n";
+    out << "  subject " << t.subject << ": schema ID " << t.schema_id << ", version " << t.version
+        << ", " << type_name(t.type) << ", " << t.columns.root << ", " << t.columns.columns.size()
+        << " column(s)\n";
     const std::vector<std::string> head = {"column", "type", "source", "nullable", "path"};
     std::vector<std::vector<std::string>> rows_out;
     for (size_t i = 0; i < t.columns.columns.size(); ++i) {
       const auto& c = t.columns.columns[i];
-      rows_out.push_back({c.name, t.sql_types[i], c.source, c.nullable ? "yes" : "no", columns::path_text(c.path)});
+      rows_out.push_back({c.name, t.sql_types[i], c.source, c.nullable ? "yes" : "no",
+                          columns::path_text(c.path)});
     }
     std::vector<size_t> width(head.size());
     for (size_t k = 0; k < head.size(); ++k) {
@@ -79,7 +93,8 @@ std::string format_text(const SchemaReport& r) {
     }
     auto line = [&](const std::vector<std::string>& cells) {
       std::string s = " ";
-      for (size_t k = 0; k < cells.size(); ++k) s += (k ? "  " : " ") + (k + 1 < cells.size() ? pad(cells[k], width[k]) : cells[k]);
+      for (size_t k = 0; k < cells.size(); ++k)
+        s += (k ? "  " : " ") + (k + 1 < cells.size() ? pad(cells[k], width[k]) : cells[k]);
       out << s << "\n";
     };
     line(head);
@@ -103,7 +118,10 @@ std::string format_json(const SchemaReport& r) {
   w.key("tables").begin_array();
   for (const auto& t : r.tables) {
     w.begin_object();
-    w.field("topic", t.topic).field("table", t.table).field("subject", t.subject).field("status", status_name(t.status));
+    w.field("topic", t.topic)
+        .field("table", t.table)
+        .field("subject", t.subject)
+        .field("status", status_name(t.status));
     if (t.status != TableSchema::Status::planned) {
       w.field("message", t.message).end_object();
       continue;
@@ -114,9 +132,12 @@ std::string format_json(const SchemaReport& r) {
     for (size_t i = 0; i < t.columns.columns.size(); ++i) {
       const auto& c = t.columns.columns[i];
       w.begin_object();
-      w.field("name", c.name).field("type", t.sql_types[i]).field("column_type", columns::column_type_name(c.type));
+      w.field("name", c.name)
+          .field("type", t.sql_types[i])
+          .field("column_type", columns::column_type_name(c.type));
       if (c.type == columns::ColumnType::decimal)
-        w.field("precision", static_cast<int64_t>(c.precision)).field("scale", static_cast<int64_t>(c.scale));
+        w.field("precision", static_cast<int64_t>(c.precision))
+            .field("scale", static_cast<int64_t>(c.scale));
       w.field("nullable", c.nullable).field("source", c.source);
       w.key("path").begin_array();
       for (const auto& p : c.path) w.value(p);
@@ -137,13 +158,16 @@ std::string format_json(const SchemaReport& r) {
 }  // namespace
 
 bool SchemaReport::failed() const {
-  return std::any_of(tables.begin(), tables.end(), [](const TableSchema& t) { return t.status == TableSchema::Status::failed; });
+  return std::any_of(tables.begin(), tables.end(),
+                     [](const TableSchema& t) { return t.status == TableSchema::Status::failed; });
 }
 
-std::string value_subject(const std::string& topic) { return topic + "-value"; }
+std::string value_subject(const std::string& topic) {
+  return topic + "-value";
+}
 
-SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse,
-                                const columns::ColumnOptions& options) {
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry,
+                                const Warehouse& warehouse, const columns::ColumnOptions& options) {
   SchemaReport r;
   r.sync_id = plan.sync_id;
   r.warehouse = plan.warehouse;
@@ -162,7 +186,8 @@ SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, cons
       r.tables.push_back(std::move(t));
       continue;
     }
-    const auto answer = registry->latest(t.subject);  // throws Error(transient) when the registry keeps failing
+    const auto answer =
+        registry->latest(t.subject);  // throws Error(transient) when the registry keeps failing
     if (answer.outcome == SchemaRegistry::Outcome::not_found) {
       t.status = TableSchema::Status::no_subject;
       t.message = "no schema in the registry for subject " + t.subject +
@@ -178,8 +203,8 @@ SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, cons
         for (const auto& c : t.columns.columns) t.sql_types.push_back(warehouse.column_sql_type(c));
         t.status = TableSchema::Status::planned;
       } catch (const std::exception& e) {
-        t.message = "the latest schema of subject " + t.subject + " (ID " + std::to_string(t.schema_id) +
-                    ") cannot be planned: " + e.what();
+        t.message = "the latest schema of subject " + t.subject + " (ID " +
+                    std::to_string(t.schema_id) + ") cannot be planned: " + e.what();
         if (!answer.loop_cut.empty()) t.message += "; " + answer.loop_cut;
       }
     }

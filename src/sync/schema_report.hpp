@@ -19,18 +19,19 @@ struct TableSchema {
   enum class Status {
     planned,     // columns planned from the subject's latest schema
     no_subject,  // the registry has no subject for the topic's values
-    failed,      // the topic cannot be planned, or the registry refused, or the schema does not parse
+    failed,  // the topic cannot be planned, or the registry refused, or the schema does not parse
   };
   std::string topic;
   std::string table;
-  std::string subject;               // <topic>-value
+  std::string subject;  // <topic>-value
   Status status = Status::failed;
   int32_t schema_id = 0;
   int64_t version = 0;
   SchemaType type = SchemaType::avro;
   columns::ColumnPlan columns;
-  std::vector<std::string> sql_types;  // per column: the warehouse's type (Warehouse::column_sql_type)
-  std::string message;               // no_subject and failed: what and what to do
+  std::vector<std::string>
+      sql_types;        // per column: the warehouse's type (Warehouse::column_sql_type)
+  std::string message;  // no_subject and failed: what and what to do
 };
 
 struct SchemaReport {
@@ -40,7 +41,7 @@ struct SchemaReport {
   bool registry = false;  // a registry is configured
   columns::ColumnOptions options;
   std::vector<TableSchema> tables;
-  bool failed() const;    // some table failed
+  bool failed() const;  // some table failed
 };
 
 // The subject of a topic's value schemas under TopicNameStrategy.
@@ -49,8 +50,8 @@ std::string value_subject(const std::string& topic);
 // Plans the columns of every topic of `plan`. `registry` null: none configured (the report
 // then holds no tables). Throws Error(transient) when the registry keeps failing (see
 // SchemaRegistry); other registry failures are per table.
-SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse,
-                                const columns::ColumnOptions& options);
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry,
+                                const Warehouse& warehouse, const columns::ColumnOptions& options);
 
 std::string format_schema_report(const SchemaReport& report, bool json);
 

@@ -30,7 +30,9 @@ std::string registry_url() {
   return u && *u ? u : "https://127.0.0.1:8081";
 }
 
-std::string registry_ca() { return services_dir() + "/registry/tls/ca.pem"; }
+std::string registry_ca() {
+  return services_dir() + "/registry/tls/ca.pem";
+}
 
 size_t collect(char* data, size_t size, size_t n, void* out) {
   static_cast<std::string*>(out)->append(data, size * n);
@@ -63,7 +65,8 @@ int register_schema(const std::string& subject, const std::string& type, const s
   char* escaped = curl_easy_escape(curl, subject.c_str(), static_cast<int>(subject.size()));
   const std::string url = registry_url() + "/subjects/" + escaped + "/versions";
   curl_free(escaped);
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/vnd.schemaregistry.v1+json");
+  curl_slist* headers =
+      curl_slist_append(nullptr, "Content-Type: application/vnd.schemaregistry.v1+json");
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
@@ -78,8 +81,8 @@ int register_schema(const std::string& subject, const std::string& type, const s
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   if (rc != CURLE_OK || status != 200)
-    throw std::runtime_error("registering " + subject + " failed: " + curl_easy_strerror(rc) + " HTTP " +
-                             std::to_string(status) + " " + answer);
+    throw std::runtime_error("registering " + subject + " failed: " + curl_easy_strerror(rc) +
+                             " HTTP " + std::to_string(status) + " " + answer);
   simdjson::dom::parser parser;
   return static_cast<int>(int64_t(parser.parse(answer)["id"]));
 }
@@ -112,7 +115,8 @@ message Reading {
   message Place { float lat = 1; float lon = 2; }
 })";
 
-constexpr const char* kEventJson = R"({"type":"object","title":"Event","required":["name","at"],"properties":{
+constexpr const char* kEventJson =
+    R"({"type":"object","title":"Event","required":["name","at"],"properties":{
   "name":{"type":"string"},
   "at":{"type":"string","format":"date-time"},
   "count":{"type":"integer"},
@@ -124,18 +128,25 @@ class SchemaCommand : public EngineTest {
  protected:
   std::string registry_yaml() {
     set_env("KROW_TEST_REGISTRY_SECRET", "reader-secret");
-    return "registry:\n  url: " + registry_url() + "\n  username: reader\n  password: ${KROW_TEST_REGISTRY_SECRET}\n"
-           "  ca_file: " + registry_ca() + "\n";
+    return "registry:\n  url: " + registry_url() +
+           "\n  username: reader\n  password: ${KROW_TEST_REGISTRY_SECRET}\n"
+           "  ca_file: " +
+           registry_ca() + "\n";
   }
 
   // The engine's type for each planned type, as the README's matrix says.
   std::string sql(const std::string& type) const {
     static const std::map<std::string, std::pair<std::string, std::string>> types = {
-        {"int32", {"INTEGER", "integer"}},      {"int64", {"BIGINT", "bigint"}},
-        {"uint64", {"UBIGINT", "numeric(20,0)"}}, {"float32", {"FLOAT", "real"}},
-        {"float64", {"DOUBLE", "double precision"}}, {"text", {"VARCHAR", "text"}},
-        {"date", {"DATE", "date"}},             {"timestamp", {"TIMESTAMPTZ", "timestamptz"}},
-        {"json", {"JSON", "jsonb"}},            {"decimal(12,2)", {"DECIMAL(12,2)", "numeric(12,2)"}},
+        {"int32", {"INTEGER", "integer"}},
+        {"int64", {"BIGINT", "bigint"}},
+        {"uint64", {"UBIGINT", "numeric(20,0)"}},
+        {"float32", {"FLOAT", "real"}},
+        {"float64", {"DOUBLE", "double precision"}},
+        {"text", {"VARCHAR", "text"}},
+        {"date", {"DATE", "date"}},
+        {"timestamp", {"TIMESTAMPTZ", "timestamptz"}},
+        {"json", {"JSON", "jsonb"}},
+        {"decimal(12,2)", {"DECIMAL(12,2)", "numeric(12,2)"}},
     };
     const auto& t = types.at(type);
     return engine() == "postgres" ? t.second : t.first;
@@ -143,7 +154,8 @@ class SchemaCommand : public EngineTest {
 
   // name → "type nullable path" from `krow schema --format json`, per table.
   using Columns = std::map<std::string, std::string>;
-  std::map<std::string, Columns> json_columns(const std::string& out, std::map<std::string, std::string>& status) {
+  std::map<std::string, Columns> json_columns(const std::string& out,
+                                              std::map<std::string, std::string>& status) {
     std::map<std::string, Columns> tables;
     simdjson::dom::parser parser;
     simdjson::dom::element doc = parser.parse(out);
@@ -154,9 +166,11 @@ class SchemaCommand : public EngineTest {
       if (t["columns"].get(cols)) continue;
       for (simdjson::dom::element c : cols) {
         std::string path;
-        for (simdjson::dom::element p : c["path"].get_array()) path += (path.empty() ? "" : ".") + std::string(std::string_view(p));
+        for (simdjson::dom::element p : c["path"].get_array())
+          path += (path.empty() ? "" : ".") + std::string(std::string_view(p));
         tables[topic][std::string(std::string_view(c["name"]))] =
-            std::string(std::string_view(c["type"])) + (bool(c["nullable"]) ? " null " : " not-null ") + path;
+            std::string(std::string_view(c["type"])) +
+            (bool(c["nullable"]) ? " null " : " not-null ") + path;
       }
     }
     return tables;
@@ -169,21 +183,28 @@ TEST_P(SchemaCommand, ColumnsOfAvroProtobufAndJsonSchemaTopics) {
   const auto json_topic = make_topic("schema-json");
   const auto plain_topic = make_topic("schema-plain");
   register_schema(avro_topic + "-address", "AVRO", kAddressAvro);
-  const int avro_id = register_schema(avro_topic + "-value", "AVRO", kOrderAvro, {{"shop.Address", avro_topic + "-address"}});
+  const int avro_id = register_schema(avro_topic + "-value", "AVRO", kOrderAvro,
+                                      {{"shop.Address", avro_topic + "-address"}});
   register_schema(proto_topic + "-value", "PROTOBUF", kReadingProto);
   register_schema(json_topic + "-value", "JSON", kEventJson);
-  const auto manifest = write_manifest({avro_topic, proto_topic, json_topic, plain_topic}, registry_yaml());
+  const auto manifest =
+      write_manifest({avro_topic, proto_topic, json_topic, plain_topic}, registry_yaml());
 
   const auto text = krow({"schema", manifest});
   ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
-  EXPECT_NE(text.out.find("table " + table_of(avro_topic) + " (topic " + avro_topic + ")"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("subject " + avro_topic + "-value: schema ID " + std::to_string(avro_id) + ", version 1, AVRO, record shop.Order"),
-            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("table " + table_of(avro_topic) + " (topic " + avro_topic + ")"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("subject " + avro_topic + "-value: schema ID " + std::to_string(avro_id) +
+                          ", version 1, AVRO, record shop.Order"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("PROTOBUF, message iot.Reading"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("JSON, object Event"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("no schema in the registry for subject " + plain_topic +
                           "-value: columns: infer would sample its JSON values"),
-            std::string::npos) << text.out;
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("long (timestamp-millis)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("writing typed columns is not built yet"), std::string::npos) << text.out;
 
@@ -221,12 +242,9 @@ TEST_P(SchemaCommand, ColumnsOfAvroProtobufAndJsonSchemaTopics) {
   };
   EXPECT_EQ(tables.at(proto_topic), proto);
   const Columns event = {
-      {"name", sql("text") + " not-null name"},
-      {"at", sql("timestamp") + " not-null at"},
-      {"count", sql("int64") + " null count"},
-      {"score", sql("float64") + " null score"},
-      {"tags", sql("json") + " null tags"},
-      {"user__email", sql("text") + " null user.email"},
+      {"name", sql("text") + " not-null name"}, {"at", sql("timestamp") + " not-null at"},
+      {"count", sql("int64") + " null count"},  {"score", sql("float64") + " null score"},
+      {"tags", sql("json") + " null tags"},     {"user__email", sql("text") + " null user.email"},
   };
   EXPECT_EQ(tables.at(json_topic), event);
 }
@@ -247,8 +265,8 @@ TEST_P(SchemaCommand, NoRegistryConfiguredSaysTypedColumnsNeedOne) {
 
 TEST_P(SchemaCommand, UnreachableRegistryFailsWithExitOne) {
   const auto topic = make_topic("schema-down");
-  const auto manifest =
-      write_manifest({topic}, "registry:\n  url: https://127.0.0.1:9\n  username: reader\n  password: x\n");
+  const auto manifest = write_manifest(
+      {topic}, "registry:\n  url: https://127.0.0.1:9\n  username: reader\n  password: x\n");
   std::stringstream read;
   read << std::ifstream(manifest).rdbuf();
   std::string yaml = read.str();
@@ -263,7 +281,8 @@ TEST_P(SchemaCommand, UnreachableRegistryFailsWithExitOne) {
 
 TEST_P(SchemaCommand, BadManifestExitsThree) {
   const auto path = dir() / "bad.yaml";
-  std::ofstream(path) << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_ << "\nno_such_key: 1\n";
+  std::ofstream(path) << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_
+                      << "\nno_such_key: 1\n";
   const auto r = krow({"schema", path.string()});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
 }

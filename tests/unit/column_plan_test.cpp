@@ -2,6 +2,8 @@
 // Schema, nested values flattened or kept as JSON, recursion, references, and the naming
 // rules (metadata collisions, long names, case-only duplicates).
 
+#include "columns/column_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "columns/column_names.hpp"
-#include "columns/column_plan.hpp"
 
 namespace krow::columns {
 namespace {
@@ -30,9 +31,10 @@ std::vector<std::string> lines(const ColumnPlan& plan) {
   std::vector<std::string> out;
   for (const auto& c : plan.columns) {
     std::string t(column_type_name(c.type));
-    if (c.type == ColumnType::decimal) t += "(" + std::to_string(c.precision) + "," + std::to_string(c.scale) + ")";
-    out.push_back(c.name + " " + t + " " + (c.nullable ? "null" : "not-null") + " " + path_text(c.path) + " " +
-                  c.source);
+    if (c.type == ColumnType::decimal)
+      t += "(" + std::to_string(c.precision) + "," + std::to_string(c.scale) + ")";
+    out.push_back(c.name + " " + t + " " + (c.nullable ? "null" : "not-null") + " " +
+                  path_text(c.path) + " " + c.source);
   }
   return out;
 }
@@ -167,7 +169,8 @@ TEST(ColumnPlan, AvroTaggedUnionsPutTheBranchInThePath) {
   const auto got = avro(R"({"type":"record","name":"T","fields":[
     {"name":"note","type":["null","string"]},
     {"name":"at","type":["null",{"type":"record","name":"Place","namespace":"geo","fields":[{"name":"lat","type":"double"}]}]}
-  ]})", options);
+  ]})",
+                        options);
   const std::vector<std::string> want = {
       "note__string text null note.string string",
       "at__geo.Place__lat float64 null at.geo.Place.lat double",
@@ -176,11 +179,13 @@ TEST(ColumnPlan, AvroTaggedUnionsPutTheBranchInThePath) {
 }
 
 TEST(ColumnPlan, AvroRecursiveRecordIsJsonWhereItRecurs) {
-  const auto plan = plan_columns(*schema(SchemaType::avro, R"({"type":"record","name":"Node","fields":[
+  const auto plan =
+      plan_columns(*schema(SchemaType::avro, R"({"type":"record","name":"Node","fields":[
     {"name":"label","type":"string"},
     {"name":"next","type":["null","Node"]},
     {"name":"child","type":{"type":"record","name":"Leaf","fields":[{"name":"up","type":["null","Node"]},{"name":"n","type":"int"}]}}
-  ]})"), {});
+  ]})"),
+                   {});
   const std::vector<std::string> want = {
       "label text not-null label string",
       "next json null next record Node",
@@ -196,11 +201,13 @@ TEST(ColumnPlan, AvroRecursiveRecordIsJsonWhereItRecurs) {
 TEST(ColumnPlan, AvroReferenceByName) {
   auto address = schema(SchemaType::avro, R"({"type":"record","name":"Address","namespace":"shop",
     "fields":[{"name":"street","type":"string"},{"name":"zip","type":["null","int"]}]})");
-  auto money = schema(SchemaType::avro, R"({"type":"fixed","name":"Money","namespace":"shop","size":16,
+  auto money =
+      schema(SchemaType::avro, R"({"type":"fixed","name":"Money","namespace":"shop","size":16,
     "logicalType":"decimal","precision":30,"scale":2})");
   const auto got = avro(R"({"type":"record","name":"Invoice","namespace":"shop","fields":[
     {"name":"to","type":"Address"},
-    {"name":"total","type":"shop.Money"}]})", {}, {{"shop-address", address}, {"shop-money", money}});
+    {"name":"total","type":"shop.Money"}]})",
+                        {}, {{"shop-address", address}, {"shop-money", money}});
   const std::vector<std::string> want = {
       "to__street text not-null to.street string",
       "to__zip int32 null to.zip int",
@@ -210,14 +217,17 @@ TEST(ColumnPlan, AvroReferenceByName) {
 }
 
 TEST(ColumnPlan, AvroRootThatIsNotARecordIsOneColumn) {
-  EXPECT_EQ(avro(R"("string")"), std::vector<std::string>{"value__value text not-null (root) string"});
-  EXPECT_EQ(avro(R"({"type":"long","logicalType":"timestamp-millis"})"),
-            std::vector<std::string>{"value__value timestamp not-null (root) long (timestamp-millis)"});
+  EXPECT_EQ(avro(R"("string")"),
+            std::vector<std::string>{"value__value text not-null (root) string"});
+  EXPECT_EQ(
+      avro(R"({"type":"long","logicalType":"timestamp-millis"})"),
+      std::vector<std::string>{"value__value timestamp not-null (root) long (timestamp-millis)"});
 }
 
 TEST(ColumnPlan, AvroInvalidSchemaThrows) {
   EXPECT_THROW(avro("{not json"), std::invalid_argument);
-  EXPECT_THROW(avro(R"({"type":"record","name":"R","fields":[{"name":"a","type":"Missing"}]})"), std::invalid_argument);
+  EXPECT_THROW(avro(R"({"type":"record","name":"R","fields":[{"name":"a","type":"Missing"}]})"),
+               std::invalid_argument);
 }
 
 // --- Protobuf -----------------------------------------------------------------------------
@@ -268,7 +278,10 @@ message Other { string x = 1; })");
       "counts json not-null counts map<string, int64>",
   };
   EXPECT_EQ(got, want);
-  const auto plan = plan_columns(*schema(SchemaType::protobuf, R"(syntax = "proto3"; message A { int32 a = 1; } message B { int32 b = 1; })"), {});
+  const auto plan = plan_columns(
+      *schema(SchemaType::protobuf,
+              R"(syntax = "proto3"; message A { int32 a = 1; } message B { int32 b = 1; })"),
+      {});
   EXPECT_EQ(plan.root, "message A");
   ASSERT_EQ(plan.notes.size(), 1u);
   EXPECT_NE(plan.notes[0].find("first, A"), std::string::npos) << plan.notes[0];
@@ -363,9 +376,12 @@ TEST(ColumnPlan, ProtobufNestedMessagesFlattenedOrJsonAndRecursion) {
 }
 
 TEST(ColumnPlan, ProtobufImportedMessageFromAReference) {
-  auto common = schema(SchemaType::protobuf, R"(syntax = "proto3"; package common; message Money { string currency = 1; int64 units = 2; })");
-  const auto got = proto(R"(syntax = "proto3"; import "common/money.proto"; message Pay { common.Money amount = 1; })", {},
-                         {{"common/money.proto", common}});
+  auto common = schema(
+      SchemaType::protobuf,
+      R"(syntax = "proto3"; package common; message Money { string currency = 1; int64 units = 2; })");
+  const auto got = proto(
+      R"(syntax = "proto3"; import "common/money.proto"; message Pay { common.Money amount = 1; })",
+      {}, {{"common/money.proto", common}});
   const std::vector<std::string> want = {
       "amount__currency text null amount.currency string",
       "amount__units int64 null amount.units int64",
@@ -374,7 +390,8 @@ TEST(ColumnPlan, ProtobufImportedMessageFromAReference) {
 }
 
 TEST(ColumnPlan, ProtobufProto2) {
-  const auto got = proto(R"(syntax = "proto2"; message P { optional int32 a = 1; required string b = 2; optional group G = 3 { optional int32 c = 4; } })");
+  const auto got = proto(
+      R"(syntax = "proto2"; message P { optional int32 a = 1; required string b = 2; optional group G = 3 { optional int32 c = 4; } })");
   const std::vector<std::string> want = {
       "a int32 not-null a int32",
       "b text not-null b string",
@@ -396,7 +413,8 @@ std::vector<std::string> json_schema(const std::string& text, ColumnOptions opti
 }
 
 TEST(ColumnPlan, JsonSchemaEveryType) {
-  const auto got = json_schema(R"({"$schema":"http://json-schema.org/draft-07/schema#","title":"Event","type":"object",
+  const auto got = json_schema(
+      R"({"$schema":"http://json-schema.org/draft-07/schema#","title":"Event","type":"object",
     "required":["name","count","at"],
     "properties":{
       "name":{"type":"string"},
@@ -445,7 +463,8 @@ TEST(ColumnPlan, JsonSchemaEveryType) {
   EXPECT_EQ(got, want);
 }
 
-constexpr const char* kJsonNested = R"({"type":"object","title":"Order","required":["id","customer"],
+constexpr const char* kJsonNested =
+    R"({"type":"object","title":"Order","required":["id","customer"],
   "properties":{
     "id":{"type":"integer"},
     "customer":{"type":"object","required":["name"],"properties":{
@@ -477,11 +496,13 @@ TEST(ColumnPlan, JsonSchemaNestedObjectsRefsAndRecursion) {
 }
 
 TEST(ColumnPlan, JsonSchemaReferenceToAnotherSchema) {
-  auto address = schema(SchemaType::json, R"({"$id":"https://acme.example/address.json","type":"object",
+  auto address =
+      schema(SchemaType::json, R"({"$id":"https://acme.example/address.json","type":"object",
     "properties":{"street":{"type":"string"},"since":{"type":"string","format":"date"}},"required":["street"]})");
   const auto got = json_schema(R"({"type":"object","properties":{
       "home":{"$ref":"address.json"},
-      "work":{"$ref":"https://acme.example/address.json"}}})", {}, {{"address.json", address}});
+      "work":{"$ref":"https://acme.example/address.json"}}})",
+                               {}, {{"address.json", address}});
   const std::vector<std::string> want = {
       "home__street text null home.street string",
       "home__since date null home.since string (format date)",
@@ -493,9 +514,11 @@ TEST(ColumnPlan, JsonSchemaReferenceToAnotherSchema) {
 
 TEST(ColumnPlan, JsonSchemaErrors) {
   EXPECT_THROW(json_schema("{"), std::invalid_argument);
-  EXPECT_THROW(json_schema(R"({"type":"object","properties":{"a":{"$ref":"missing.json"}}})"), std::invalid_argument);
-  EXPECT_EQ(json_schema(R"({"type":"string","format":"date-time"})"),
-            std::vector<std::string>{"value__value timestamp null (root) string (format date-time)"});
+  EXPECT_THROW(json_schema(R"({"type":"object","properties":{"a":{"$ref":"missing.json"}}})"),
+               std::invalid_argument);
+  EXPECT_EQ(
+      json_schema(R"({"type":"string","format":"date-time"})"),
+      std::vector<std::string>{"value__value timestamp null (root) string (format date-time)"});
 }
 
 // --- Names --------------------------------------------------------------------------------
@@ -517,15 +540,18 @@ std::vector<std::string> names(const std::vector<ColumnSpec>& columns) {
 }
 
 TEST(ColumnPlan, NamesCollidingWithMetadataColumnsGetAPrefix) {
-  auto columns = specs({{"id"}, {"Key"}, {"value"}, {"headers"}, {"kafka_offset"}, {"decode_error"}, {"other"}});
+  auto columns = specs(
+      {{"id"}, {"Key"}, {"value"}, {"headers"}, {"kafka_offset"}, {"decode_error"}, {"other"}});
   assign_names(columns, "__", 0);
-  const std::vector<std::string> want = {"value__id", "value__Key", "value__value", "value__headers",
-                                         "value__kafka_offset", "value__decode_error", "other"};
+  const std::vector<std::string> want = {
+      "value__id",           "value__Key",          "value__value", "value__headers",
+      "value__kafka_offset", "value__decode_error", "other"};
   EXPECT_EQ(names(columns), want);
 }
 
 TEST(ColumnPlan, NamesThatCollideAfterRenamingOrByCaseAreMadeDistinct) {
-  auto columns = specs({{"id"}, {"value", "id"}, {"Name"}, {"name"}, {"NAME"}, {"a__b"}, {"a", "b"}});
+  auto columns =
+      specs({{"id"}, {"value", "id"}, {"Name"}, {"name"}, {"NAME"}, {"a__b"}, {"a", "b"}});
   assign_names(columns, "__", 0);
   const auto got = names(columns);
   EXPECT_EQ(got[0], "value__id");
@@ -545,7 +571,10 @@ TEST(ColumnPlan, NamesThatCollideAfterRenamingOrByCaseAreMadeDistinct) {
 
 TEST(ColumnPlan, LongNamesAreShortenedWithAHashWithinTheLimit) {
   const std::string long_field(40, 'x');
-  auto columns = specs({{long_field, long_field}, {long_field, long_field + "y"}, {"short"}, {"é" + std::string(70, 'z')}});
+  auto columns = specs({{long_field, long_field},
+                        {long_field, long_field + "y"},
+                        {"short"},
+                        {"é" + std::string(70, 'z')}});
   assign_names(columns, "__", 63);
   const auto got = names(columns);
   for (const auto& n : got) EXPECT_LE(n.size(), 63u) << n;
@@ -575,9 +604,11 @@ TEST(ColumnPlan, PlannedNamesRespectTheLimitForEveryFormat) {
   options.max_name_bytes = 63;
   std::string fields;
   for (int i = 0; i < 3; ++i)
-    fields += std::string(i ? "," : "") + R"({"name":"a_rather_long_field_name_number_)" + std::to_string(i) +
-              R"(_that_goes_on_and_on","type":"int"})";
-  const auto plan = plan_columns(*schema(SchemaType::avro, R"({"type":"record","name":"R","fields":[)" + fields + "]}"), options);
+    fields += std::string(i ? "," : "") + R"({"name":"a_rather_long_field_name_number_)" +
+              std::to_string(i) + R"(_that_goes_on_and_on","type":"int"})";
+  const auto plan = plan_columns(
+      *schema(SchemaType::avro, R"({"type":"record","name":"R","fields":[)" + fields + "]}"),
+      options);
   ASSERT_EQ(plan.columns.size(), 3u);
   for (const auto& c : plan.columns) EXPECT_LE(c.name.size(), 63u) << c.name;
   EXPECT_NE(plan.columns[0].name, plan.columns[1].name);
