@@ -27,6 +27,7 @@
 #include "sync/connect.hpp"
 #include "sync/plan.hpp"
 #include "sync/run_artifacts.hpp"
+#include "sync/schema_report.hpp"
 #include "sync/status.hpp"
 #include "sync/sync_engine.hpp"
 #include "util/error.hpp"
@@ -106,6 +107,42 @@ int cmd_plan(const std::string& manifest_path, const std::string& format, const 
   const auto f = format == "json" ? krow::PlanFormat::json : format == "md" ? krow::PlanFormat::md : krow::PlanFormat::text;
   std::cout << krow::format_plan(plan, f);
   return kExitOk;
+}
+
+// `krow schema`: the typed columns each table would get from its topic's latest value schema.
+// The cluster or the registry unreachable is a failure to fix here (exit 1), not one to wait
+// for: nothing is being copied.
+int cmd_schema(const std::string& manifest_path, const std::string& format) {
+  const auto manifest = load(manifest_path);
+  const bool json = format == "json";
+  auto warehouse = krow::open_warehouse(manifest.warehouse, manifest.name, krow::OpenMode::read_only);
+  krow::columns::ColumnOptions options;
+  options.tagged_unions = manifest.registry.tagged_unions;
+  try {
+    if (!manifest.registry.configured()) {
+      krow::Plan none;
+      none.sync_id = manifest.name;
+      none.warehouse = warehouse->describe();
+      none.schema = manifest.warehouse.schema;
+      std::cout << krow::format_schema_report(krow::make_schema_report(none, nullptr, *warehouse, options), json);
+      return kExitOk;
+    }
+    krow::kafka::Client client(manifest.source, {});
+    client.check_connection(std::chrono::seconds(manifest.source.connect_timeout_s));
+    krow::kafka::Cluster cluster(client);
+    const auto plan = krow::make_plan(cluster, *warehouse, manifest);
+    krow::SchemaRegistry registry(manifest.registry,
+                                  std::chrono::seconds(std::clamp(manifest.source.connect_timeout_s, 5, 60)));
+    registry.set_when_failing("check registry.url (and registry.ca_file) and that the registry is up, then run "
+                              "`krow schema` again");
+    const auto report = krow::make_schema_report(plan, &registry, *warehouse, options);
+    std::cout << krow::format_schema_report(report, json);
+    return report.failed() ? kExitFailed : kExitOk;
+  } catch (const krow::Error& e) {
+    if (e.error_class() != krow::ErrorClass::transient) throw;
+    std::fprintf(stderr, "krow: %s\n", e.what());
+    return kExitFailed;
+  }
 }
 
 int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, const BoundFlags* bound_flags,
@@ -355,6 +392,12 @@ int main(int argc, char** argv) {
   BoundFlags plan_bounds;
   plan_bounds.add_to(plan);
 
+  auto* schema = app.add_subcommand(
+      "schema", "Show the typed columns each table would get from its topic's latest value schema in the registry "
+                "(subject <topic>-value), with their types in the manifest's warehouse");
+  schema->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
+  schema->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+
   auto* sync = app.add_subcommand("sync", "Copy every selected topic up to its last stable offset into the warehouse");
   sync->alias("run");
   sync->add_option("manifest", manifest_path, "Manifest file (YAML)")->required()->check(CLI::ExistingFile);
@@ -459,6 +502,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*plan) return cmd_plan(manifest_path, format, plan_bounds);
+    if (*schema) return cmd_schema(manifest_path, format);
     if (*sync) return cmd_sync(manifest_path, quiet, verbose, &sync_bounds);
     if (*status) return cmd_status(manifest_path, format);
     if (*resync) return cmd_sync(manifest_path, quiet, verbose, nullptr, /*full_resync=*/true, resync_tables);

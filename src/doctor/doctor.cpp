@@ -96,6 +96,7 @@ class NoState final : public Warehouse {
  public:
   std::string describe() const override { return "no warehouse state (it could not be opened)"; }
   NameRules name_rules() const override { return {}; }
+  std::string column_sql_type(const columns::ColumnSpec&) const override { return "?"; }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
   void create_table(const std::string&, const std::string&, const std::string&, const TableSettings&) override {

@@ -153,8 +153,7 @@ SchemaRegistry::Fetched SchemaRegistry::get(const std::string& path, const std::
           without_password(
               "the schema registry at " + config_.url + " kept failing (" + last + ") for " +
               std::to_string(retry_budget_.count()) + " s, asked for " + where +
-              "; nothing was written for the affected messages. Run the sync again once the "
-              "registry answers"));
+              "; " + when_failing_));
     std::this_thread::sleep_for(wait);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(30000));
   }
@@ -302,6 +301,48 @@ SchemaRegistry::Answer SchemaRegistry::by_id(int32_t id) {
   if (a.outcome == Outcome::found) a.loop_cut = loop_cut_;
   resolving_.clear();
   by_id_[id] = a;
+  return a;
+}
+
+SchemaRegistry::Answer SchemaRegistry::latest(const std::string& subject) {
+  resolving_.clear();
+  resolving_id_ = 0;
+  loop_cut_.clear();
+  const auto where = "the latest version of subject \"" + printable(subject) + "\"";
+  Answer a;
+  try {
+    const auto r = get("/subjects/" + escape(subject) + "/versions/latest", where);
+    if (r.status == 200) {
+      simdjson::dom::parser parser;
+      simdjson::dom::element doc;
+      int64_t id = 0, version = 0;
+      if (!parser.parse(r.body).get(doc)) {
+        if (doc["id"].get(id)) id = 0;
+        if (doc["version"].get(version)) version = 0;
+      }
+      resolving_id_ = static_cast<int32_t>(id);
+      a.outcome = Outcome::found;
+      a.schema = parse(r, static_cast<int32_t>(id), where, 0);
+      a.version = version;
+      a.loop_cut = loop_cut_;
+    } else if (r.status == 404 && is_registry_error(r.body)) {
+      a.outcome = Outcome::not_found;
+      a.reason = "the schema registry has no subject \"" + printable(subject) + "\"";
+    } else if (r.status == 401 || r.status == 403) {
+      refused(r.status, where);
+    } else {
+      a.outcome = Outcome::refused;
+      a.reason = "the schema registry answered HTTP " + std::to_string(r.status) + " for " + where +
+                 (is_registry_error(r.body)
+                      ? std::string()
+                      : " with " + what_body_is(r.body, r.content_type) + std::string(kCheckUrl));
+    }
+  } catch (const Refusal& refusal) {
+    a.outcome = Outcome::refused;
+    a.reason = refusal.reason;
+  }
+  a.reason = without_password(a.reason);
+  resolving_.clear();
   return a;
 }
 

@@ -33,6 +33,7 @@ class SchemaRegistry {
     // When found: where a reference loop was cut, if one was ("" otherwise). A schema that
     // needs the cut reference then fails to compile, and this says why.
     std::string loop_cut;
+    int64_t version = 0;  // latest(): the subject's version that was read
   };
 
   // A real registry cannot hold a reference chain or loop (a schema's references must be
@@ -43,6 +44,15 @@ class SchemaRegistry {
   SchemaRegistry(const RegistryConfig& config, std::chrono::seconds retry_budget = std::chrono::seconds(300));
 
   Answer by_id(int32_t id);
+
+  // The latest version of `subject` (GET /subjects/<subject>/versions/latest), its
+  // references resolved as by_id() resolves them; schema->id is its schema ID. not_found when
+  // the registry has no such subject (or it has no version left). Not cached.
+  Answer latest(const std::string& subject);
+
+  // What the error thrown when transient failures outlast the retry budget tells the reader
+  // to do (by default: run the sync again once the registry answers).
+  void set_when_failing(std::string advice) { when_failing_ = std::move(advice); }
 
   // Requests made so far (for tests and counters).
   int requests() const { return requests_; }
@@ -74,6 +84,8 @@ class SchemaRegistry {
   int32_t resolving_id_ = 0;  // the schema ID whose references are being fetched (for messages)
   std::string loop_cut_;      // the first loop cut while resolving `resolving_id_`
   int requests_ = 0;
+  std::string when_failing_ =
+      "nothing was written for the affected messages. Run the sync again once the registry answers";
 };
 
 }  // namespace krow

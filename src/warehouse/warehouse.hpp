@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "columns/column_spec.hpp"
 #include "rows/row_batch.hpp"
 #include "util/ids.hpp"
 #include "warehouse/table_strategy.hpp"
@@ -67,6 +68,9 @@ class Warehouse {
   virtual std::string describe() const = 0;
 
   virtual NameRules name_rules() const = 0;
+
+  // The engine's SQL type of a typed column (columns/): "TIMESTAMPTZ", "numeric(20,0)", ...
+  virtual std::string column_sql_type(const columns::ColumnSpec& column) const = 0;
 
   // Committed positions of a sync in this schema (empty before its first commit).
   virtual std::vector<Position> positions(const std::string& sync_id) = 0;

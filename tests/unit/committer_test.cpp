@@ -28,6 +28,9 @@ class MemoryWarehouse : public Warehouse {
 
   std::string describe() const override { return "memory"; }
   NameRules name_rules() const override { return {}; }
+  std::string column_sql_type(const columns::ColumnSpec& c) const override {
+    return std::string(columns::column_type_name(c.type));
+  }
   std::vector<Position> positions(const std::string&) override {
     std::vector<Position> out;
     for (const auto& [key, next] : stored) out.push_back({"t", key.first, key.second, next});

@@ -160,10 +160,11 @@ class PlanBuilder {
         if (logical == "local-timestamp-micros") op = Op::local_timestamp_micros;
         if (logical == "local-timestamp-nanos") op = Op::local_timestamp_nanos;
       } else if (p.op == Op::bytes && logical == "decimal") {
-        int32_t scale = 0;
-        if (decimal_scale(obj, std::numeric_limits<int64_t>::max(), scale)) {
+        int32_t scale = 0, precision = 0;
+        if (decimal_scale(obj, std::numeric_limits<int64_t>::max(), scale, precision)) {
           const uint32_t node = add_node(Op::decimal_bytes);
           plan_.nodes[node].scale = scale;
+          plan_.nodes[node].precision = precision;
           plan_.nodes[node].tag = tag_text(p.name);
           return node;
         }
@@ -177,9 +178,9 @@ class PlanBuilder {
     return primitive_node(p);
   }
 
-  // The scale of a valid decimal (precision 1..max_precision, 0 <= scale <= precision),
-  // or false for an invalid one (the underlying type is then used).
-  static bool decimal_scale(object obj, int64_t max_precision, int32_t& scale) {
+  // The scale and precision of a valid decimal (precision 1..max_precision, 0 <= scale <=
+  // precision), or false for an invalid one (the underlying type is then used).
+  static bool decimal_scale(object obj, int64_t max_precision, int32_t& scale, int32_t& precision_out) {
     int64_t precision = 0;
     int64_t s = 0;
     if (obj["precision"].get(precision) != simdjson::SUCCESS) return false;
@@ -189,6 +190,7 @@ class PlanBuilder {
     if (precision <= 0 || precision > max_precision || precision > kMaxDecimalPrecision) return false;
     if (s < 0 || s > precision) return false;
     scale = static_cast<int32_t>(s);
+    precision_out = static_cast<int32_t>(precision);
     return true;
   }
 
@@ -254,14 +256,14 @@ class PlanBuilder {
       fail("fixed " + json_quoted(full) + " needs a \"size\" between 0 and 2^31-1");
     }
     Op op = Op::fixed;
-    int32_t scale = 0;
+    int32_t scale = 0, precision = 0;
     std::string_view logical;
     if (obj["logicalType"].get(logical) == simdjson::SUCCESS) {
       if (logical == "decimal") {
         // The largest precision `size` bytes can hold, computed as the Java implementation does.
         const auto max_precision =
             static_cast<int64_t>(std::floor(std::log10(2.0) * (8.0 * static_cast<double>(size) - 1.0)));
-        if (decimal_scale(obj, max_precision, scale)) op = Op::decimal_fixed;
+        if (decimal_scale(obj, max_precision, scale, precision)) op = Op::decimal_fixed;
       } else if (logical == "uuid" && size == 16) {
         op = Op::uuid_fixed;
       } else if (logical == "duration" && size == 12) {
@@ -271,6 +273,7 @@ class PlanBuilder {
     const uint32_t node = add_named(op, full, obj);
     plan_.nodes[node].count = static_cast<uint32_t>(size);
     plan_.nodes[node].scale = scale;
+    plan_.nodes[node].precision = precision;
     return node;
   }
 

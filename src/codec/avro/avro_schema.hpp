@@ -57,6 +57,7 @@ struct Node {
   uint32_t first = 0;     // see Op: first field / symbol / branch, or the item node
   uint32_t count = 0;     // fields, symbols, branches, or the fixed size in bytes
   int32_t scale = 0;      // decimals only
+  int32_t precision = 0;  // decimals only (not used to decode; read by the column planner)
   uint32_t min_size = 0;  // a lower bound of the bytes one value takes (bounds block counts)
   Text tag;               // `{"<type name>":` written before a tagged union branch
 };

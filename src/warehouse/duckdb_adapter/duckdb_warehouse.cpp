@@ -179,6 +179,27 @@ DuckDBWarehouse::~DuckDBWarehouse() {
 
 std::string DuckDBWarehouse::describe() const { return "DuckDB file " + settings_.path.string(); }
 
+std::string DuckDBWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
+  using columns::ColumnType;
+  switch (column.type) {
+    case ColumnType::boolean: return "BOOLEAN";
+    case ColumnType::int32: return "INTEGER";
+    case ColumnType::int64: return "BIGINT";
+    case ColumnType::uint64: return "UBIGINT";
+    case ColumnType::float32: return "FLOAT";
+    case ColumnType::float64: return "DOUBLE";
+    case ColumnType::decimal:
+      return "DECIMAL(" + std::to_string(column.precision) + "," + std::to_string(column.scale) + ")";
+    case ColumnType::text:
+    case ColumnType::bytes: return "VARCHAR";  // bytes: base64 text, as in the value column
+    case ColumnType::date: return "DATE";
+    case ColumnType::time: return "TIME";
+    case ColumnType::timestamp: return "TIMESTAMPTZ";
+    case ColumnType::json: return "JSON";
+  }
+  return "JSON";
+}
+
 void DuckDBWarehouse::exec(const std::string& sql, const char* what) {
   duck::Result r;
   if (duckdb_query(conn_, sql.c_str(), r.get()) == DuckDBError)

@@ -28,6 +28,7 @@ class DuckDBWarehouse : public Warehouse {
 
   std::string describe() const override;
   NameRules name_rules() const override { return {}; }
+  std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,

@@ -80,6 +80,27 @@ std::string application_name() {
 
 }  // namespace
 
+std::string PostgresWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
+  using columns::ColumnType;
+  switch (column.type) {
+    case ColumnType::boolean: return "boolean";
+    case ColumnType::int32: return "integer";
+    case ColumnType::int64: return "bigint";
+    case ColumnType::uint64: return "numeric(20,0)";  // no unsigned types: 20 digits hold 2^64 - 1
+    case ColumnType::float32: return "real";
+    case ColumnType::float64: return "double precision";
+    case ColumnType::decimal:
+      return "numeric(" + std::to_string(column.precision) + "," + std::to_string(column.scale) + ")";
+    case ColumnType::text:
+    case ColumnType::bytes: return "text";  // bytes: base64 text, as in the value column
+    case ColumnType::date: return "date";
+    case ColumnType::time: return "time";
+    case ColumnType::timestamp: return "timestamptz";
+    case ColumnType::json: return "jsonb";
+  }
+  return "jsonb";
+}
+
 PostgresWarehouse::PostgresWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
     : config_(config), settings_(config.settings_as<PostgresSettings>()), sync_id_(sync_id), mode_(mode) {
   conn_ = std::make_unique<pg::Connection>(settings_, application_name());

@@ -30,6 +30,7 @@ class PostgresWarehouse : public Warehouse {
 
   std::string describe() const override { return settings_.describe(); }
   NameRules name_rules() const override { return NameRules{63}; }  // NAMEDATALEN - 1
+  std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,

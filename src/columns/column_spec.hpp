@@ -1,0 +1,53 @@
+#pragma once
+// A typed column planned from a registry schema: what it holds, independent of any engine,
+// where in the decoded value it comes from, and which schema type it was planned from. The
+// warehouse adapters map a ColumnSpec to their engine's type (Warehouse::column_sql_type).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace krow::columns {
+
+// What a typed column holds. Each is the type of the value's JSON form as krow's decoders
+// write it (SPEC.md §3): 64-bit integers and decimals arrive as strings of exact digits,
+// bytes as base64, dates and times as ISO 8601 text.
+enum class ColumnType : uint8_t {
+  boolean,
+  int32,
+  int64,
+  uint64,  // unsigned 64-bit: beyond BIGINT
+  float32,
+  float64,
+  decimal,    // exact: ColumnSpec::precision (1..38) and scale
+  text,       // UTF-8 text (enums, UUIDs, decimals over 38 digits, durations as text)
+  bytes,      // base64 text of the bytes, as the decoders write them
+  date,       // YYYY-MM-DD
+  time,       // time of day, no zone
+  timestamp,  // an instant (UTC)
+  json,       // one JSON document: nested values kept whole, arrays, maps, unions of several types
+};
+
+// "int64", "decimal", ... (stable: used in `krow schema --format json`).
+std::string_view column_type_name(ColumnType type);
+
+// The largest decimal precision planned as a decimal column; wider ones are text.
+inline constexpr int32_t kMaxDecimalPrecision = 38;
+
+struct ColumnSpec {
+  std::string name;  // the column's name: unique (case-insensitively), within the engine's limit
+  std::vector<std::string>
+      path;  // field names from the value's root to the value (empty: the root itself)
+  ColumnType type = ColumnType::json;
+  int32_t precision = 0;  // decimal only
+  int32_t scale = 0;      // decimal only
+  bool nullable = true;   // false only when every decoded value carries it
+  std::string
+      source;  // the schema's type: "long (timestamp-millis)", "int64", "string (format date-time)"
+};
+
+// `path` as one text, segments joined with `.` ("address.street"; "(root)" when empty).
+std::string path_text(const std::vector<std::string>& path);
+
+}  // namespace krow::columns

@@ -1,0 +1,220 @@
+#include "sync/schema_report.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "rows/row_contract.hpp"
+#include "util/json_writer.hpp"
+
+namespace krow {
+
+namespace {
+
+const char* type_name(SchemaType t) {
+  switch (t) {
+    case SchemaType::avro:
+      return "AVRO";
+    case SchemaType::protobuf:
+      return "PROTOBUF";
+    case SchemaType::json:
+      return "JSON";
+  }
+  return "?";
+}
+
+const char* status_name(TableSchema::Status s) {
+  switch (s) {
+    case TableSchema::Status::planned:
+      return "planned";
+    case TableSchema::Status::no_subject:
+      return "no_subject";
+    case TableSchema::Status::failed:
+      return "failed";
+  }
+  return "failed";
+}
+
+constexpr const char* kNoRegistry =
+    "typed columns come from the schema registry, and this manifest configures none: set "
+    "registry.url (with "
+    "registry.username and registry.password) to plan columns from each topic's value schema";
+
+std::string options_text(const columns::ColumnOptions& o) {
+  return std::string(o.nested == columns::NestedMode::flatten
+                         ? "nested fields flattened with \"" + o.separator + "\""
+                         : "nested values as one JSON column each") +
+         ", arrays and maps as one JSON column each";
+}
+
+std::string metadata_names() {
+  std::string out;
+  for (const auto& c : rows::kColumns) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+std::string pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string format_text(const SchemaReport& r) {
+  std::ostringstream out;
+  out << "Columns for sync '" << r.sync_id << "' (" << r.warehouse << ", schema " << r.schema
+      << ")\n";
+  if (!r.registry) {
+    out << "  " << kNoRegistry << "\n";
+    return out.str();
+  }
+  out << "  from each topic's latest value schema in the registry (subject <topic>-value); "
+      << options_text(r.options) << "\n  beside krow's " << rows::kColumnCount
+      << " metadata columns (" << metadata_names() << ")\n"
+      << "  writing typed columns is not built yet: this is what a typed table would hold\n";
+  if (r.tables.empty()) out << "\n  no topics selected\n";
+  for (const auto& t : r.tables) {
+    out << "\ntable " << t.table << " (topic " << t.topic << ")\n";
+    if (t.status != TableSchema::Status::planned) {
+      out << "  " << t.message << "\n";
+      continue;
+    }
+    out << "  subject " << t.subject << ": schema ID " << t.schema_id << ", version " << t.version
+        << ", " << type_name(t.type) << ", " << t.columns.root << ", " << t.columns.columns.size()
+        << " column(s)\n";
+    const std::vector<std::string> head = {"column", "type", "source", "nullable", "path"};
+    std::vector<std::vector<std::string>> rows_out;
+    for (size_t i = 0; i < t.columns.columns.size(); ++i) {
+      const auto& c = t.columns.columns[i];
+      rows_out.push_back({c.name, t.sql_types[i], c.source, c.nullable ? "yes" : "no",
+                          columns::path_text(c.path)});
+    }
+    std::vector<size_t> width(head.size());
+    for (size_t k = 0; k < head.size(); ++k) {
+      width[k] = head[k].size();
+      for (const auto& row : rows_out) width[k] = std::max(width[k], row[k].size());
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string s = " ";
+      for (size_t k = 0; k < cells.size(); ++k)
+        s += (k ? "  " : " ") + (k + 1 < cells.size() ? pad(cells[k], width[k]) : cells[k]);
+      out << s << "\n";
+    };
+    line(head);
+    for (const auto& row : rows_out) line(row);
+    for (const auto& n : t.columns.notes) out << "  note: " << n << "\n";
+  }
+  return out.str();
+}
+
+std::string format_json(const SchemaReport& r) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("sync_id", r.sync_id).field("warehouse", r.warehouse).field("schema", r.schema);
+  w.field("registry", r.registry);
+  if (!r.registry) w.field("message", kNoRegistry);
+  w.key("options").begin_object();
+  w.field("nested", r.options.nested == columns::NestedMode::flatten ? "flatten" : "json");
+  w.field("separator", r.options.separator).field("collections", "json");
+  w.field("max_name_bytes", static_cast<uint64_t>(r.options.max_name_bytes));
+  w.end_object();
+  w.key("tables").begin_array();
+  for (const auto& t : r.tables) {
+    w.begin_object();
+    w.field("topic", t.topic)
+        .field("table", t.table)
+        .field("subject", t.subject)
+        .field("status", status_name(t.status));
+    if (t.status != TableSchema::Status::planned) {
+      w.field("message", t.message).end_object();
+      continue;
+    }
+    w.field("schema_id", static_cast<int64_t>(t.schema_id)).field("version", t.version);
+    w.field("schema_type", type_name(t.type)).field("root", t.columns.root);
+    w.key("columns").begin_array();
+    for (size_t i = 0; i < t.columns.columns.size(); ++i) {
+      const auto& c = t.columns.columns[i];
+      w.begin_object();
+      w.field("name", c.name)
+          .field("type", t.sql_types[i])
+          .field("column_type", columns::column_type_name(c.type));
+      if (c.type == columns::ColumnType::decimal)
+        w.field("precision", static_cast<int64_t>(c.precision))
+            .field("scale", static_cast<int64_t>(c.scale));
+      w.field("nullable", c.nullable).field("source", c.source);
+      w.key("path").begin_array();
+      for (const auto& p : c.path) w.value(p);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.key("notes").begin_array();
+    for (const auto& n : t.columns.notes) w.value(n);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.str() + "\n";
+}
+
+}  // namespace
+
+bool SchemaReport::failed() const {
+  return std::any_of(tables.begin(), tables.end(),
+                     [](const TableSchema& t) { return t.status == TableSchema::Status::failed; });
+}
+
+std::string value_subject(const std::string& topic) {
+  return topic + "-value";
+}
+
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry,
+                                const Warehouse& warehouse, const columns::ColumnOptions& options) {
+  SchemaReport r;
+  r.sync_id = plan.sync_id;
+  r.warehouse = plan.warehouse;
+  r.schema = plan.schema;
+  r.registry = registry != nullptr;
+  r.options = options;
+  r.options.max_name_bytes = warehouse.name_rules().max_identifier_bytes;
+  if (!registry) return r;
+  for (const auto& topic : plan.topics) {
+    TableSchema t;
+    t.topic = topic.topic;
+    t.table = topic.table;
+    t.subject = value_subject(topic.topic);
+    if (!topic.error.empty()) {
+      t.message = "cannot be planned: " + topic.error;
+      r.tables.push_back(std::move(t));
+      continue;
+    }
+    const auto answer =
+        registry->latest(t.subject);  // throws Error(transient) when the registry keeps failing
+    if (answer.outcome == SchemaRegistry::Outcome::not_found) {
+      t.status = TableSchema::Status::no_subject;
+      t.message = "no schema in the registry for subject " + t.subject +
+                  ": columns: infer would sample its JSON values";
+    } else if (answer.outcome == SchemaRegistry::Outcome::refused) {
+      t.message = answer.reason;
+    } else {
+      t.schema_id = answer.schema->id;
+      t.version = answer.version;
+      t.type = answer.schema->type;
+      try {
+        t.columns = columns::plan_columns(*answer.schema, r.options);
+        for (const auto& c : t.columns.columns) t.sql_types.push_back(warehouse.column_sql_type(c));
+        t.status = TableSchema::Status::planned;
+      } catch (const std::exception& e) {
+        t.message = "the latest schema of subject " + t.subject + " (ID " +
+                    std::to_string(t.schema_id) + ") cannot be planned: " + e.what();
+        if (!answer.loop_cut.empty()) t.message += "; " + answer.loop_cut;
+      }
+    }
+    r.tables.push_back(std::move(t));
+  }
+  return r;
+}
+
+std::string format_schema_report(const SchemaReport& report, bool json) {
+  return json ? format_json(report) : format_text(report);
+}
+
+}  // namespace krow

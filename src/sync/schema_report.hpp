@@ -1,0 +1,58 @@
+#pragma once
+// `krow schema`: for every table a sync would write, the typed columns planned from its
+// topic's latest value schema in the registry (subject `<topic>-value`, Confluent's
+// TopicNameStrategy), with each column's type in the manifest's warehouse.
+//
+// Thread: one thread at a time.
+
+#include <string>
+#include <vector>
+
+#include "columns/column_plan.hpp"
+#include "registry/schema_registry.hpp"
+#include "sync/plan.hpp"
+#include "warehouse/warehouse.hpp"
+
+namespace krow {
+
+struct TableSchema {
+  enum class Status {
+    planned,     // columns planned from the subject's latest schema
+    no_subject,  // the registry has no subject for the topic's values
+    failed,  // the topic cannot be planned, or the registry refused, or the schema does not parse
+  };
+  std::string topic;
+  std::string table;
+  std::string subject;  // <topic>-value
+  Status status = Status::failed;
+  int32_t schema_id = 0;
+  int64_t version = 0;
+  SchemaType type = SchemaType::avro;
+  columns::ColumnPlan columns;
+  std::vector<std::string>
+      sql_types;        // per column: the warehouse's type (Warehouse::column_sql_type)
+  std::string message;  // no_subject and failed: what and what to do
+};
+
+struct SchemaReport {
+  std::string sync_id;
+  std::string warehouse;  // the warehouse's description
+  std::string schema;     // warehouse schema
+  bool registry = false;  // a registry is configured
+  columns::ColumnOptions options;
+  std::vector<TableSchema> tables;
+  bool failed() const;  // some table failed
+};
+
+// The subject of a topic's value schemas under TopicNameStrategy.
+std::string value_subject(const std::string& topic);
+
+// Plans the columns of every topic of `plan`. `registry` null: none configured (the report
+// then holds no tables). Throws Error(transient) when the registry keeps failing (see
+// SchemaRegistry); other registry failures are per table.
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry,
+                                const Warehouse& warehouse, const columns::ColumnOptions& options);
+
+std::string format_schema_report(const SchemaReport& report, bool json);
+
+}  // namespace krow
