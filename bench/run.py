@@ -231,14 +231,14 @@ def produce(topic: str, messages: int, avro: bool, partitions: int = 6, pad: int
     log(check(run_measured(cmd), "producing " + topic)["stdout"].strip())
 
 
-def manifest(wh, work: pathlib.Path, name: str, topic: str, avro: bool) -> pathlib.Path:
+def manifest(wh, work: pathlib.Path, name: str, topic: str, avro: bool, extra: str = "") -> pathlib.Path:
     path = work / f"{name}.yaml"
     registry = ""
     if avro:
         registry = (f"registry:\n  url: {REGISTRY}\n  username: registry\n  password: registry-secret\n"
                     f"  ca_file: {SERVICES / 'registry' / 'tls' / 'ca.pem'}\n")
     path.write_text(f"name: {name}\nsource:\n  bootstrap_servers: {BOOTSTRAP}\ntopics:\n  names: [\"{topic}\"]\n"
-                    f"{registry}{wh.section(work, name)}")
+                    f"{registry}{wh.section(work, name)}{extra}")
     return path
 
 
@@ -298,6 +298,28 @@ def sync_runs(wh, label: str, work: pathlib.Path, name: str, topic: str, message
     if median[3] is not None:
         out["server_peak_rss_mib"] = max(r for _, _, _, r in results)
     return out, yaml
+
+
+def mode_runs(wh, label: str, work: pathlib.Path, name: str, topic: str, extra: str, rows_expected: int,
+              messages: int, runs: int, per_batch: dict) -> dict:
+    """The JSON topic synced from nothing with another publish mode or strategy (`extra`
+    manifest YAML), beside the default per-batch append sync of the same rows."""
+    yaml = manifest(wh, work, name, topic, False, extra)
+    results = []
+    for _ in range(runs):
+        wh.fresh(work, name)
+        r = sync(yaml)
+        total = int(wh.scalar(work, name, f"SELECT count(*) FROM {table_of(topic)}"))
+        if total != rows_expected:
+            sys.exit(f"[bench] {name}: {total} rows, expected {rows_expected}")
+        results.append((r["wall_s"], r["peak_rss_mib"]))
+        log(f"{name}: {r['wall_s']:.2f} s, peak {r['peak_rss_mib']:.0f} MiB, {total} rows")
+    median = sorted(results)[len(results) // 2]
+    out = row(label, messages, median[0], 0, max(r for _, r in results), [w for w, _ in results])
+    out["vs_per_batch_time"] = round(median[0] / per_batch["wall_s"], 2)
+    if isinstance(wh, Postgres):
+        wh.drop(name)
+    return out
 
 
 def copy_baseline(pg: Postgres, name: str, topic: str, messages: int, nbytes: int, runs: int) -> list[dict]:
@@ -452,6 +474,8 @@ def main() -> int:
     ap.add_argument("--wide-mb", type=float, default=1.5, help="MB of messages in each partition of the wide topic")
     ap.add_argument("--no-avro", action="store_true", help="skip the Avro topic (no registry needed)")
     ap.add_argument("--no-peers", action="store_true", help="skip the Python and Kafka Connect peers")
+    ap.add_argument("--no-modes", action="store_true",
+                    help="skip staged publish, latest_by_key and full_refresh on the JSON topic")
     ap.add_argument("--warehouse", choices=["duckdb", "postgres"], default="duckdb",
                     help="where krow writes: a DuckDB file (default) or the local PostgreSQL server")
     ap.add_argument("--out", type=pathlib.Path, help="JSON results file")
@@ -521,6 +545,21 @@ def main() -> int:
             log(f"kill -9 after {killed['wall_s']:.2f} s with {at_kill} rows committed; resume wrote the other "
                 f"{resumed} in {resume['wall_s']:.2f} s; {total} rows, {distinct} distinct ids")
 
+            if not args.no_modes:
+                # bench-produce keys each message by one of 10,007 customers.
+                keys = min(n, 10_007)
+                quoted = json.dumps(json_topic)
+                modes = [
+                    ("JSON sync, quality.publish: staged", "staged", "quality:\n  publish: staged\n", n),
+                    ("JSON sync, strategy latest_by_key", "latest",
+                     f"tables:\n  {quoted}: {{strategy: latest_by_key}}\n", keys),
+                    ("JSON sync, strategy full_refresh", "refresh", f"tables:\n  {quoted}: {{strategy: full_refresh}}\n",
+                     n),
+                ]
+                for label, name, extra_yaml, expected in modes:
+                    rows.append(mode_runs(wh, label, work, name, json_topic, extra_yaml, expected, n, args.runs,
+                                          json_row))
+
             if not args.no_avro:
                 topics.append(avro_topic)
                 produce(avro_topic, n, avro=True)
@@ -578,6 +617,9 @@ def main() -> int:
     if args.wide > 0:
         notes.append(f"peak RSS with {args.wide:,} partitions / with 6: ceiling {wide_ceil['rss_vs_6_partitions']:.2f}, "
                      f"krow sync {wide_row['rss_vs_6_partitions']:.2f}")
+    for r in rows:
+        if "vs_per_batch_time" in r:
+            notes.append(f"{r['scenario']} time / per-batch append sync time: {r['vs_per_batch_time']:.2f}")
     for note in notes:
         print(note)
     machine = {"cpus": os.cpu_count(), "cpu": _cpu_model(), "kernel": os.uname().release}
