@@ -546,19 +546,20 @@ def main() -> int:
                 f"{resumed} in {resume['wall_s']:.2f} s; {total} rows, {distinct} distinct ids")
 
             if not args.no_modes:
-                # bench-produce keys each message by one of 10,007 customers.
+                # The whole topic (the trickles included); bench-produce keys each message by
+                # one of 10,007 customers.
                 keys = min(n, 10_007)
                 quoted = json.dumps(json_topic)
                 modes = [
-                    ("JSON sync, quality.publish: staged", "staged", "quality:\n  publish: staged\n", n),
+                    ("JSON sync, quality.publish: staged", "staged", "quality:\n  publish: staged\n", total_json),
                     ("JSON sync, strategy latest_by_key", "latest",
                      f"tables:\n  {quoted}: {{strategy: latest_by_key}}\n", keys),
                     ("JSON sync, strategy full_refresh", "refresh", f"tables:\n  {quoted}: {{strategy: full_refresh}}\n",
-                     n),
+                     total_json),
                 ]
                 for label, name, extra_yaml, expected in modes:
-                    rows.append(mode_runs(wh, label, work, name, json_topic, extra_yaml, expected, n, args.runs,
-                                          json_row))
+                    rows.append(mode_runs(wh, label, work, name, json_topic, extra_yaml, expected, total_json,
+                                          args.runs, json_row))
 
             if not args.no_avro:
                 topics.append(avro_topic)
