@@ -103,7 +103,17 @@ int cmd_plan(const std::string& manifest_path, const std::string& format, const 
   krow::kafka::Client client(manifest.source, {});
   client.check_connection(std::chrono::seconds(manifest.source.connect_timeout_s));
   krow::kafka::Cluster cluster(client);
-  const auto plan = krow::make_plan(cluster, *warehouse, manifest);
+  auto plan = krow::make_plan(cluster, *warehouse, manifest);
+  if (krow::wants_typed_columns(plan)) {
+    std::unique_ptr<krow::SchemaRegistry> registry;
+    if (manifest.registry.configured()) {
+      registry = std::make_unique<krow::SchemaRegistry>(
+          manifest.registry, std::chrono::seconds(std::clamp(manifest.source.connect_timeout_s, 5, 60)));
+      registry->set_when_failing("check registry.url (and registry.ca_file) and that the registry is up, then run "
+                                 "`krow plan` again");
+    }
+    krow::plan_typed_columns(plan, registry.get(), *warehouse, manifest.registry.tagged_unions);
+  }
   const auto f = format == "json" ? krow::PlanFormat::json : format == "md" ? krow::PlanFormat::md : krow::PlanFormat::text;
   std::cout << krow::format_plan(plan, f);
   return kExitOk;

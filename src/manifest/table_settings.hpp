@@ -8,6 +8,9 @@
 //       tombstones: delete          # or keep
 //     orders.snapshot:
 //       strategy: full_refresh
+//     "payments.*":
+//       columns: from_schema        # typed columns from the latest value schema; default: none
+//       nested: flatten             # or json: nested records as one JSON column each
 //
 // Strategies: `append` (default: one row per message), `latest_by_key` (one row per key, the
 // newest message's; a tombstone deletes it unless `tombstones: keep`), `full_refresh` (each

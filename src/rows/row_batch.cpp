@@ -7,10 +7,11 @@
 
 namespace krow {
 
-size_t RowBatch::table_slot(const std::string& table, const std::string& topic, const TopicId& topic_id) {
+size_t RowBatch::table_slot(const std::string& table, const std::string& topic, const TopicId& topic_id,
+                            std::shared_ptr<const rows::TypedLayout> typed) {
   for (size_t i = 0; i < tables_.size(); ++i)
     if (tables_[i].topic_id == topic_id) return i;
-  tables_.push_back(TableRows{table, topic, topic_id, {}});
+  tables_.push_back(TableRows{table, topic, topic_id, {}, nullptr, std::move(typed), {}});
   return tables_.size() - 1;
 }
 
@@ -19,6 +20,7 @@ void RowBatch::clear() {
   // Slots stay, with their row capacity, for the next batch; the sink skips empty ones.
   for (auto& t : tables_) {
     t.rows.clear();
+    t.cells.clear();
     if (t.encoded) t.encoded->current = false;
   }
   rows_ = 0;
@@ -43,6 +45,7 @@ void RowBatch::drop_rows(size_t table) {
   auto& t = tables_[table];
   rows_ -= t.rows.size();
   t.rows.clear();
+  t.cells.clear();
   if (t.encoded) t.encoded->current = false;
 }
 

@@ -13,6 +13,7 @@
 
 #include "codec/decoded.hpp"
 #include "rows/row_contract.hpp"
+#include "rows/typed_values.hpp"
 #include "util/ids.hpp"
 
 namespace krow {
@@ -46,14 +47,23 @@ struct TableRows {
   TopicId topic_id;
   std::vector<Row> rows;
   std::unique_ptr<EncodedRows> encoded;  // set by the adapter; see EncodedRows
+  // The table's typed columns (`columns: from_schema`); null when it has none.
+  std::shared_ptr<const rows::TypedLayout> typed;
+  // With typed columns: typed->columns.size() cells per row, row after row (rows[i]'s are
+  // cells[i * columns .. (i + 1) * columns)); text cells refer to the batch's arena.
+  std::vector<rows::TypedCell> cells;
+  size_t typed_count() const { return typed ? typed->columns.size() : 0; }
+  const rows::TypedCell* cells_of(size_t row) const { return cells.data() + row * typed_count(); }
   // Per partition, the offsets from the first row to one past the last (by partition).
   std::vector<OffsetRange> offset_ranges() const;
 };
 
 class RowBatch {
  public:
-  // Index of the table slot for a topic ID; creates it on first use.
-  size_t table_slot(const std::string& table, const std::string& topic, const TopicId& topic_id);
+  // Index of the table slot for a topic ID; creates it on first use, with the table's typed
+  // columns (null: none).
+  size_t table_slot(const std::string& table, const std::string& topic, const TopicId& topic_id,
+                    std::shared_ptr<const rows::TypedLayout> typed = nullptr);
 
   std::string& arena() { return arena_; }
   const std::string& arena() const { return arena_; }

@@ -275,6 +275,38 @@ std::string describe_strategy(const TableSettings& s) {
   return out + (s.keep_tombstones ? "; tombstones kept)" : "; a tombstone deletes its key's row)");
 }
 
+// A table's typed columns for people: "none (the value as JSON)" or where they come from.
+std::string describe_columns(const TopicPlan& t) {
+  if (t.settings.columns == TypedColumns::none) return "";
+  std::string out = "columns from_schema";
+  if (t.settings.nested == NestedColumns::json) out += " (nested values as JSON)";
+  if (!t.typed_source.empty())
+    out += ": " + t.typed_source + ", " + std::to_string(t.settings.typed_columns.size()) + " typed column(s)";
+  else if (t.error.empty()) out += ": not planned yet";
+  return out;
+}
+
+void write_typed_json(JsonWriter& w, const TopicPlan& t) {
+  if (t.settings.columns == TypedColumns::none) {
+    w.key("typed_columns").null();
+    return;
+  }
+  w.key("typed_columns").begin_object();
+  w.field("from", "schema").field("nested", t.settings.nested == NestedColumns::json ? "json" : "flatten");
+  w.field("source", t.typed_source);
+  w.key("columns").begin_array();
+  for (size_t i = 0; i < t.settings.typed_columns.size(); ++i) {
+    const auto& c = t.settings.typed_columns[i];
+    w.begin_object().field("name", c.name);
+    w.field("type", i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string());
+    w.field("column_type", columns::column_type_name(c.type)).field("nullable", c.nullable);
+    w.key("path").begin_array();
+    for (const auto& p : c.path) w.value(p);
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+}
+
 std::string format_json(const Plan& plan) {
   JsonWriter w;
   w.begin_object().field("sync_id", plan.sync_id).field("warehouse", plan.warehouse).field("schema", plan.schema);
@@ -296,6 +328,7 @@ std::string format_json(const Plan& plan) {
   for (const auto& t : plan.topics) {
     w.begin_object().field("topic", t.topic).field("table", t.table);
     w.field("strategy", strategy_name(t.settings.strategy));
+    write_typed_json(w, t);
     if (t.topic_id.empty()) w.key("topic_id").null(); else w.field("topic_id", t.topic_id.str());
     w.field("decoders", plan.decoders);
     w.field("messages_to_read", t.to_read());
@@ -356,8 +389,15 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
             << (p.truncated() ? " (log truncated below the position)" : "") << " |\n";
     }
     out << "\n## Tables\n\n";
-    for (const auto& t : plan.topics)
-      out << "- `" << t.table << "` (topic `" << t.topic << "`): " << describe_strategy(t.settings) << "\n";
+    for (const auto& t : plan.topics) {
+      out << "- `" << t.table << "` (topic `" << t.topic << "`): " << describe_strategy(t.settings);
+      if (const auto c = describe_columns(t); !c.empty()) out << "; " << c;
+      out << "\n";
+      for (size_t i = 0; i < t.settings.typed_columns.size(); ++i)
+        out << "  - `" << t.settings.typed_columns[i].name << "` "
+            << (i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string()) << " (`"
+            << columns::path_text(t.settings.typed_columns[i].path) << "`)\n";
+    }
     out << "\n## Quality gates\n\n- publish: " << describe_publish(plan.quality) << "\n";
     if (plan.quality.gates.empty()) out << "- no gates (`quality.gates` in the manifest)\n";
     for (const auto& g : plan.quality.gates) out << "- " << describe_gate(g) << "\n";
@@ -381,6 +421,13 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
     if (!t.topic_id.empty()) out << "   (topic id " << t.topic_id.str() << ")";
     out << "\n";
     if (t.settings.strategy != Strategy::append) out << "    strategy " << describe_strategy(t.settings) << "\n";
+    if (const auto c = describe_columns(t); !c.empty()) {
+      out << "    " << c << "\n";
+      for (size_t i = 0; i < t.settings.typed_columns.size(); ++i)
+        out << "      " << t.settings.typed_columns[i].name << " "
+            << (i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string()) << "  ("
+            << columns::path_text(t.settings.typed_columns[i].path) << ")\n";
+    }
     if (!t.error.empty()) {
       out << "    stopped: " << t.error << "\n";
       continue;

@@ -52,7 +52,11 @@ struct TopicPlan {
   std::string topic;
   TopicId topic_id;  // empty when the topic cannot be described
   std::string table;
-  TableSettings settings;  // its strategy (the manifest's `tables:`)
+  TableSettings settings;  // its strategy (the manifest's `tables:`), and its typed columns once planned
+  // columns: from_schema, once planned (plan_typed_columns): each typed column's warehouse
+  // type, and where the columns came from ("subject orders-value, schema ID 9, version 1, ...").
+  std::vector<std::string> typed_sql_types;
+  std::string typed_source;
   std::vector<PartitionPlan> partitions;
   std::string error;  // set when the table cannot be synced now (names the fix)
   int64_t to_read() const;

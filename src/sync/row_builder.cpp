@@ -4,9 +4,28 @@
 
 namespace krow {
 
+void RowBuilder::add_typed(TableRows& table, Row& row, std::string& arena) {
+  const size_t n = table.typed->columns.size();
+  table.cells.resize(table.cells.size() + n);
+  rows::TypedCell* cells = table.cells.data() + table.cells.size() - n;
+  // A value that is not JSON text (binary, raw schema_registry bytes, a tombstone) fills no
+  // column: its cells stay NULL, and its decode_error already says why.
+  if (!row.value.text.present) return;
+  notes_.clear();
+  typed_.extract(row.value.text.view(arena), *table.typed, cells, arena, notes_);
+  if (notes_.empty()) return;
+  const size_t start = arena.size();
+  if (row.decode_error.present) {
+    arena.append(row.decode_error.view(arena)).append("; ");
+  }
+  arena.append(notes_);
+  row.decode_error = slice_since(arena, start);
+}
+
 const Row& RowBuilder::add(const kafka::Message& m, RowBatch& batch, size_t slot) {
   auto& arena = batch.arena();
-  Row& row = batch.tables()[slot].rows.emplace_back();
+  TableRows& table = batch.tables()[slot];
+  Row& row = table.rows.emplace_back();
   batch.count_row();
   row.partition = m.partition();
   row.offset = m.offset();
@@ -32,6 +51,7 @@ const Row& RowBuilder::add(const kafka::Message& m, RowBatch& batch, size_t slot
   } else {
     row.decode_error = row.key.error.present ? row.key.error : row.value.error;
   }
+  if (table.typed) add_typed(table, row, arena);
   return row;
 }
 

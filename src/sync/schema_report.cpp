@@ -68,7 +68,7 @@ std::string format_text(const SchemaReport& r) {
   out << "  from each topic's latest value schema in the registry (subject <topic>-value); "
       << options_text(r.options) << "\n  beside krow's " << rows::kColumnCount
       << " metadata columns (" << metadata_names() << ")\n"
-      << "  writing typed columns is not built yet: this is what a typed table would hold\n";
+      << "  a table gets these columns with columns: from_schema in the manifest's tables: (DuckDB only so far)\n";
   if (r.tables.empty()) out << "\n  no topics selected\n";
   for (const auto& t : r.tables) {
     out << "\ntable " << t.table << " (topic " << t.topic << ")\n";
@@ -166,8 +166,79 @@ std::string value_subject(const std::string& topic) {
   return topic + "-value";
 }
 
-SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry,
-                                const Warehouse& warehouse, const columns::ColumnOptions& options) {
+TableSchema plan_table_schema(const std::string& topic, const std::string& table, SchemaRegistry& registry,
+                              const Warehouse& warehouse, const columns::ColumnOptions& given) {
+  auto options = given;
+  options.max_name_bytes = warehouse.name_rules().max_identifier_bytes;
+  TableSchema t;
+  t.topic = topic;
+  t.table = table;
+  t.subject = value_subject(topic);
+  const auto answer = registry.latest(t.subject);  // throws Error(transient) when the registry keeps failing
+  if (answer.outcome == SchemaRegistry::Outcome::not_found) {
+    t.status = TableSchema::Status::no_subject;
+    t.message = "no schema in the registry for subject " + t.subject + ": columns: infer would sample its JSON values";
+  } else if (answer.outcome == SchemaRegistry::Outcome::refused) {
+    t.message = answer.reason;
+  } else {
+    t.schema_id = answer.schema->id;
+    t.version = answer.version;
+    t.type = answer.schema->type;
+    try {
+      t.columns = columns::plan_columns(*answer.schema, options);
+      for (const auto& c : t.columns.columns) t.sql_types.push_back(warehouse.column_sql_type(c));
+      t.status = TableSchema::Status::planned;
+    } catch (const std::exception& e) {
+      t.message = "the latest schema of subject " + t.subject + " (ID " + std::to_string(t.schema_id) +
+                  ") cannot be planned: " + e.what();
+      if (!answer.loop_cut.empty()) t.message += "; " + answer.loop_cut;
+    }
+  }
+  return t;
+}
+
+bool wants_typed_columns(const Plan& plan) {
+  return std::any_of(plan.topics.begin(), plan.topics.end(),
+                     [](const TopicPlan& t) { return t.settings.columns == TypedColumns::from_schema; });
+}
+
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse, bool tagged_unions) {
+  for (auto& t : plan.topics) {
+    if (t.settings.columns != TypedColumns::from_schema || !t.error.empty()) continue;
+    const std::string drop = "or drop `columns: from_schema` from its entry in the manifest's tables: to sync the "
+                             "value as JSON alone";
+    if (!registry) {
+      t.error = "table " + t.table + " (topic " + t.topic + ") has columns: from_schema, which plans its columns from "
+                "the schema registry, and the manifest configures none: set registry.url (with registry.username and "
+                "registry.password), " + drop;
+      continue;
+    }
+    columns::ColumnOptions options;
+    options.tagged_unions = tagged_unions;
+    options.nested = t.settings.nested == NestedColumns::json ? columns::NestedMode::json : columns::NestedMode::flatten;
+    auto s = plan_table_schema(t.topic, t.table, *registry, warehouse, options);
+    switch (s.status) {
+      case TableSchema::Status::planned:
+        t.settings.typed_columns = std::move(s.columns.columns);
+        t.typed_sql_types = std::move(s.sql_types);
+        t.typed_source = "subject " + s.subject + ", schema ID " + std::to_string(s.schema_id) + ", version " +
+                         std::to_string(s.version) + ", " + type_name(s.type) + " " + s.columns.root;
+        break;
+      case TableSchema::Status::no_subject:
+        t.error = "table " + t.table + " (topic " + t.topic + ") has columns: from_schema, and the registry has no "
+                  "schema for subject " + s.subject + ": register the topic's value schema under " + s.subject + ", " +
+                  drop;
+        break;
+      case TableSchema::Status::failed:
+        t.error = "table " + t.table + " (topic " + t.topic + "): its typed columns cannot be planned: " + s.message +
+                  "; fix that, " + drop;
+        break;
+    }
+  }
+}
+
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse,
+                                const columns::ColumnOptions& options) {
   SchemaReport r;
   r.sync_id = plan.sync_id;
   r.warehouse = plan.warehouse;
@@ -177,38 +248,16 @@ SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry,
   r.options.max_name_bytes = warehouse.name_rules().max_identifier_bytes;
   if (!registry) return r;
   for (const auto& topic : plan.topics) {
-    TableSchema t;
-    t.topic = topic.topic;
-    t.table = topic.table;
-    t.subject = value_subject(topic.topic);
     if (!topic.error.empty()) {
+      TableSchema t;
+      t.topic = topic.topic;
+      t.table = topic.table;
+      t.subject = value_subject(topic.topic);
       t.message = "cannot be planned: " + topic.error;
       r.tables.push_back(std::move(t));
       continue;
     }
-    const auto answer =
-        registry->latest(t.subject);  // throws Error(transient) when the registry keeps failing
-    if (answer.outcome == SchemaRegistry::Outcome::not_found) {
-      t.status = TableSchema::Status::no_subject;
-      t.message = "no schema in the registry for subject " + t.subject +
-                  ": columns: infer would sample its JSON values";
-    } else if (answer.outcome == SchemaRegistry::Outcome::refused) {
-      t.message = answer.reason;
-    } else {
-      t.schema_id = answer.schema->id;
-      t.version = answer.version;
-      t.type = answer.schema->type;
-      try {
-        t.columns = columns::plan_columns(*answer.schema, r.options);
-        for (const auto& c : t.columns.columns) t.sql_types.push_back(warehouse.column_sql_type(c));
-        t.status = TableSchema::Status::planned;
-      } catch (const std::exception& e) {
-        t.message = "the latest schema of subject " + t.subject + " (ID " +
-                    std::to_string(t.schema_id) + ") cannot be planned: " + e.what();
-        if (!answer.loop_cut.empty()) t.message += "; " + answer.loop_cut;
-      }
-    }
-    r.tables.push_back(std::move(t));
+    r.tables.push_back(plan_table_schema(topic.topic, topic.table, *registry, warehouse, options));
   }
   return r;
 }

@@ -47,6 +47,22 @@ struct SchemaReport {
 // The subject of a topic's value schemas under TopicNameStrategy.
 std::string value_subject(const std::string& topic);
 
+// Plans the columns of one topic's table from the latest schema of `<topic>-value` (status
+// planned, no_subject or failed with its message). `options.max_name_bytes` is taken from
+// `warehouse`. Throws Error(transient) when the registry keeps failing.
+TableSchema plan_table_schema(const std::string& topic, const std::string& table, SchemaRegistry& registry,
+                              const Warehouse& warehouse, const columns::ColumnOptions& options);
+
+// Whether a table of `plan` asks for typed columns (`columns: from_schema`).
+bool wants_typed_columns(const Plan& plan);
+
+// For each table of `plan` with `columns: from_schema` and no error: plans its typed columns
+// (TopicPlan::settings.typed_columns, typed_sql_types, typed_source). A table whose columns
+// cannot be planned (no registry, no subject, a refusal, a schema that does not parse) gets
+// TopicPlan::error naming the fix, so that it stops and other tables go on. `registry` null:
+// none is configured. Throws Error(transient) when the registry keeps failing.
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse, bool tagged_unions);
+
 // Plans the columns of every topic of `plan`. `registry` null: none configured (the report
 // then holds no tables). Throws Error(transient) when the registry keeps failing (see
 // SchemaRegistry); other registry failures are per table.

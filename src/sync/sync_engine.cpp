@@ -20,6 +20,7 @@
 #include "sync/progress.hpp"
 #include "sync/row_builder.hpp"
 #include "sync/run_recorder.hpp"
+#include "sync/schema_report.hpp"
 #include "util/error.hpp"
 #include "warehouse/adapters.hpp"
 
@@ -184,6 +185,12 @@ void SyncRun::prepare(kafka::Client& client) {
   // A full resync re-reads every partition to its last stable offset: a bound would stop
   // it short and leave positions behind where they were.
   plan_ = make_plan(cluster, *warehouse_, manifest_, /*apply_bounds=*/!options_.full_resync);
+  if (wants_typed_columns(plan_)) {
+    std::unique_ptr<SchemaRegistry> registry;
+    if (manifest_.registry.configured())
+      registry = std::make_unique<SchemaRegistry>(manifest_.registry, std::chrono::seconds(manifest_.source.retry_timeout_s));
+    plan_typed_columns(plan_, registry.get(), *warehouse_, manifest_.registry.tagged_unions);
+  }
   check_only_tables();
   tables_.reserve(plan_.topics.size());
   for (const auto& tp : plan_.topics) {
@@ -204,7 +211,10 @@ void SyncRun::prepare(kafka::Client& client) {
       continue;
     }
     t.created = true;
-    slots_.back() = batch_->table_slot(tp.table, tp.topic, tp.topic_id);
+    std::shared_ptr<const rows::TypedLayout> typed;
+    if (!tp.settings.typed_columns.empty())
+      typed = std::make_shared<const rows::TypedLayout>(rows::TypedLayout{tp.settings.typed_columns, tp.typed_sql_types});
+    slots_.back() = batch_->table_slot(tp.table, tp.topic, tp.topic_id, std::move(typed));
   }
   std::vector<TableFacts> names;
   for (const auto& tp : plan_.topics) names.push_back({.table = tp.table, .topic = tp.topic});
@@ -272,7 +282,7 @@ std::vector<ReadStart> SyncRun::read_starts() {
 void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   // The committer's spare batch has the same table slots as the one being filled.
   auto spare = std::make_unique<RowBatch>();
-  for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id);
+  for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
   // Positions also go to the lag group once committed, so Kafka's tools can show lag.
   lag_group_ = std::make_unique<kafka::LagGroup>(admin, "krow-" + manifest_.name,
                                                  std::chrono::seconds(manifest_.source.retry_timeout_s));

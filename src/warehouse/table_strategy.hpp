@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "columns/column_spec.hpp"
+
 namespace krow {
 
 enum class Strategy {
@@ -14,10 +16,28 @@ enum class Strategy {
 };
 const char* strategy_name(Strategy s);
 
+// Where a table's typed columns come from (`columns:`), beside krow's metadata columns.
+enum class TypedColumns {
+  none,         // the metadata columns alone, the value as JSON (the default)
+  from_schema,  // planned from the topic's latest value schema (subject <topic>-value)
+};
+
+// How typed columns hold nested records, messages and objects (`nested:`).
+enum class NestedColumns {
+  flatten,  // one column per leaf field (the default)
+  json,     // one JSON column per nested value
+};
+
 struct TableSettings {
   Strategy strategy = Strategy::append;
   std::vector<std::string> unique_key;  // latest_by_key: top-level value fields that identify a row; empty: the Kafka key
   bool keep_tombstones = false;         // latest_by_key: a tombstone stays as its key's row instead of deleting it
+  TypedColumns columns = TypedColumns::none;
+  NestedColumns nested = NestedColumns::flatten;
+  // columns: from_schema: the typed columns planned for the table (sync/schema_report's
+  // plan_typed_columns fills them after planning), after the metadata columns in this order.
+  // Empty: the table has the metadata columns alone.
+  std::vector<columns::ColumnSpec> typed_columns;
   // True when a run's rows replace what the table held, rather than add to it.
   bool replaces(bool full_resync) const {
     return strategy == Strategy::full_refresh || (full_resync && strategy == Strategy::latest_by_key);

@@ -206,7 +206,7 @@ TEST_P(SchemaCommand, ColumnsOfAvroProtobufAndJsonSchemaTopics) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("long (timestamp-millis)"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("writing typed columns is not built yet"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("a table gets these columns with columns: from_schema"), std::string::npos) << text.out;
 
   const auto json = krow({"schema", manifest, "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.out << json.err;

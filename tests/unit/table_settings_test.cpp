@@ -58,5 +58,22 @@ TEST(TableSettings, RefusesWhatItCannotHonour) {
               HasSubstr("'tombstones' must be one of delete, keep"));
 }
 
+TEST(TableSettings, TypedColumnsFromSchema) {
+  const auto m = with_tables(R"(tables:
+  "orders.*": {columns: from_schema}
+  payments: {columns: from_schema, nested: json, strategy: latest_by_key}
+)");
+  EXPECT_EQ(settings_for(m.tables, "orders.eu").columns, TypedColumns::from_schema);
+  EXPECT_EQ(settings_for(m.tables, "orders.eu").nested, NestedColumns::flatten);
+  EXPECT_EQ(settings_for(m.tables, "payments").nested, NestedColumns::json);
+  EXPECT_EQ(settings_for(m.tables, "other").columns, TypedColumns::none);
+  EXPECT_TRUE(settings_for(m.tables, "orders.eu").typed_columns.empty());  // planned later, from the registry
+  EXPECT_THAT(refusal("tables: {a: {columns: infer}}"), HasSubstr("'columns' must be one of none, from_schema"));
+  EXPECT_THAT(refusal("tables: {a: {columns: from_schema, nested: deep}}"),
+              HasSubstr("'nested' must be one of flatten, json"));
+  EXPECT_THAT(refusal("tables: {a: {nested: json}}"), HasSubstr("nested applies to typed columns only"));
+  EXPECT_THAT(refusal("tables:\n  a:\n    columns: from_schema\n    nested: json\n    colums: x\n"), HasSubstr("did you mean 'columns'"));
+}
+
 }  // namespace
 }  // namespace krow

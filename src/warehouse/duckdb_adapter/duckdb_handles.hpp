@@ -67,6 +67,8 @@ class LogicalTypes {
   LogicalTypes& operator=(const LogicalTypes&) = delete;
   // Adds a type; `alias` names a type DuckDB defines over another one (JSON over VARCHAR).
   void add(duckdb_type type, const char* alias = nullptr);
+  // Adds DECIMAL(width, scale).
+  void add_decimal(uint8_t width, uint8_t scale) { types_.push_back(duckdb_create_decimal_type(width, scale)); }
   duckdb_logical_type* data() { return types_.data(); }
   idx_t size() const { return types_.size(); }
 

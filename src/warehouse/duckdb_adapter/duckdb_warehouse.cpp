@@ -92,6 +92,54 @@ struct Column {
   }
 };
 
+::duckdb_type typed_duck_type(columns::ColumnType t) {
+  using columns::ColumnType;
+  switch (t) {
+    case ColumnType::boolean: return DUCKDB_TYPE_BOOLEAN;
+    case ColumnType::int32: return DUCKDB_TYPE_INTEGER;
+    case ColumnType::int64: return DUCKDB_TYPE_BIGINT;
+    case ColumnType::uint64: return DUCKDB_TYPE_UBIGINT;
+    case ColumnType::float32: return DUCKDB_TYPE_FLOAT;
+    case ColumnType::float64: return DUCKDB_TYPE_DOUBLE;
+    case ColumnType::date: return DUCKDB_TYPE_DATE;
+    case ColumnType::time: return DUCKDB_TYPE_TIME;
+    case ColumnType::timestamp: return DUCKDB_TYPE_TIMESTAMP_TZ;
+    case ColumnType::decimal:  // DECIMAL has its own logical type (LogicalTypes::add_decimal)
+    case ColumnType::text:
+    case ColumnType::bytes:
+    case ColumnType::json: return DUCKDB_TYPE_VARCHAR;
+  }
+  return DUCKDB_TYPE_VARCHAR;
+}
+
+// Writes one typed cell (rows/typed_values.hpp) into a vector of its column's type. A
+// DECIMAL is stored by its width as DuckDB does: int16 up to 4 digits, int32 up to 9, int64
+// up to 18, hugeint up to 38.
+void set_typed(Column& col, idx_t row, const columns::ColumnSpec& spec, const rows::TypedCell& cell,
+               const std::string& arena) {
+  using columns::ColumnType;
+  if (!cell.present) return col.set_null(row);
+  switch (spec.type) {
+    case ColumnType::boolean: return col.set<bool>(row, cell.a != 0);
+    case ColumnType::int32: return col.set<int32_t>(row, static_cast<int32_t>(cell.a));
+    case ColumnType::int64:
+    case ColumnType::time:
+    case ColumnType::timestamp: return col.set<int64_t>(row, cell.a);
+    case ColumnType::uint64: return col.set<uint64_t>(row, cell.unsigned_value());
+    case ColumnType::float32: return col.set<float>(row, static_cast<float>(cell.real()));
+    case ColumnType::float64: return col.set<double>(row, cell.real());
+    case ColumnType::date: return col.set<int32_t>(row, static_cast<int32_t>(cell.a));
+    case ColumnType::decimal:
+      if (spec.precision <= 4) return col.set<int16_t>(row, static_cast<int16_t>(cell.a));
+      if (spec.precision <= 9) return col.set<int32_t>(row, static_cast<int32_t>(cell.a));
+      if (spec.precision <= 18) return col.set<int64_t>(row, cell.a);
+      return col.set<duckdb_hugeint>(row, duckdb_hugeint{static_cast<uint64_t>(cell.a), cell.b});
+    case ColumnType::text:
+    case ColumnType::bytes:
+    case ColumnType::json: return col.set_text(row, cell.text(arena));
+  }
+}
+
 }  // namespace
 
 DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
@@ -294,28 +342,91 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
   return out;
 }
 
+namespace {
+
+// A typed column's type as information_schema.columns names it.
+std::string information_schema_type(const std::string& sql) {
+  return sql == "TIMESTAMPTZ" ? "TIMESTAMP WITH TIME ZONE" : sql;
+}
+
+}  // namespace
+
+DuckDBWarehouse::TypedTable DuckDBWarehouse::reconcile_typed(const std::string& table,
+                                                             const std::vector<columns::ColumnSpec>& planned) {
+  const auto name = config_.schema + "." + table;
+  duck::Prepared cols(conn_,
+                      "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ? AND "
+                      "table_name = ? ORDER BY ordinal_position");
+  duckdb_bind_varchar(cols.get(), 1, config_.schema.c_str());
+  duckdb_bind_varchar(cols.get(), 2, table.c_str());
+  duck::Result r;
+  cols.run(r, "reading a table's columns");
+  bool same = r.rows() >= rows::kColumnCount;
+  for (idx_t i = 0; same && i < rows::kColumnCount; ++i) same = r.text(0, i) == rows::kColumns[i].name;
+  if (!same)
+    throw Error(ErrorClass::fatal_table, "table " + name +
+                                             " exists but does not have krow's columns; rename or drop it, or "
+                                             "choose another warehouse.schema");
+  TypedTable out;
+  std::vector<bool> present(planned.size());
+  for (idx_t i = rows::kColumnCount; i < r.rows(); ++i) {
+    const auto column = r.text(0, i), type = r.text(1, i);
+    size_t k = 0;
+    while (k < planned.size() && planned[k].name != column) ++k;
+    if (k == planned.size())
+      throw Error(ErrorClass::fatal_table,
+                  "table " + name + " has column " + column + " (" + type + "), which " +
+                      (planned.empty() ? "no typed column of its manifest entry (no columns: from_schema) holds"
+                                       : "the columns planned from the topic's latest value schema do not have") +
+                      "; krow does not drop or rename columns: drop that column or the table, or give the table "
+                      "columns: from_schema with a schema that has it");
+    const auto want = column_sql_type(planned[k]);
+    if (information_schema_type(want) != type)
+      throw Error(ErrorClass::fatal_table,
+                  "table " + name + ": column " + column + " is " + type + " in the table but " + want +
+                      " in the columns planned from the topic's latest value schema; krow does not change a column's "
+                      "type yet: alter or drop the column (or the table), or drop columns: from_schema");
+    present[k] = true;
+    out.order.push_back(k);
+  }
+  for (size_t k = 0; k < planned.size(); ++k) {
+    if (present[k]) continue;
+    const auto want = column_sql_type(planned[k]);
+    if (!planned[k].nullable)
+      throw Error(ErrorClass::fatal_table,
+                  "table " + name + " has no column " + planned[k].name + " (" + want + "), which the latest value "
+                  "schema holds in every message (not nullable); krow adds nullable columns only, so that the rows "
+                  "already stored are not given NULL where the schema says there is always a value: rename or drop "
+                  "the table to have it created with its typed columns, or drop columns: from_schema");
+    exec("ALTER TABLE " + quote(config_.schema) + "." + quote(table) + " ADD COLUMN " + quote(planned[k].name) + " " +
+             want,
+         "adding a typed column");
+    out.order.push_back(k);
+  }
+  out.definitions = rows::column_definitions(duckdb_type);
+  for (const size_t k : out.order) out.definitions += ", " + quote(planned[k].name) + " " + column_sql_type(planned[k]);
+  return out;
+}
+
+const DuckDBWarehouse::TypedTable* DuckDBWarehouse::typed_of(const std::string& table) const {
+  const auto it = typed_.find(table);
+  return it == typed_.end() || it->second.order.empty() ? nullptr : &it->second;
+}
+
+std::string DuckDBWarehouse::definitions_of(const std::string& table) const {
+  const auto* typed = typed_of(table);
+  return typed ? typed->definitions : rows::column_definitions(duckdb_type);
+}
+
 void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                                    const TableSettings& settings) {
   strategies_[table] = settings;
   transaction("creating a table", [&] {
-    exec("CREATE TABLE IF NOT EXISTS " + quote(config_.schema) + "." + quote(table) + " (" +
-             rows::column_definitions(duckdb_type) + ")",
+    std::string definitions = rows::column_definitions(duckdb_type);
+    for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
+    exec("CREATE TABLE IF NOT EXISTS " + quote(config_.schema) + "." + quote(table) + " (" + definitions + ")",
          "creating a table");
-    {
-      duck::Prepared cols(conn_,
-                          "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND "
-                          "table_name = ? ORDER BY ordinal_position");
-      duckdb_bind_varchar(cols.get(), 1, config_.schema.c_str());
-      duckdb_bind_varchar(cols.get(), 2, table.c_str());
-      duck::Result r;
-      cols.run(r, "reading a table's columns");
-      bool same = r.rows() == rows::kColumnCount;
-      for (idx_t i = 0; same && i < r.rows(); ++i) same = r.text(0, i) == rows::kColumns[i].name;
-      if (!same)
-        throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table +
-                                                 " exists but does not have krow's columns; rename or drop it, or "
-                                                 "choose another warehouse.schema");
-    }
+    typed_[table] = reconcile_typed(table, settings.typed_columns);
     duck::Prepared p(conn_,
                      "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
                      "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
@@ -335,7 +446,7 @@ void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, co
   auto* chunks = dynamic_cast<TableChunks*>(table.encoded.get());
   if (!chunks || !chunks->current) chunks = &encode_table(table, arena);
   duck::Appender app(conn_, catalog, schema, table_name);
-  if (duckdb_appender_column_count(app.get()) != rows::kColumnCount)
+  if (duckdb_appender_column_count(app.get()) != rows::kColumnCount + table.typed_count())
     throw Error(ErrorClass::fatal_table, "table " + schema + "." + table_name +
                                              " does not have krow's columns; rename or drop it");
   for (auto& chunk : chunks->chunks)
@@ -344,12 +455,15 @@ void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, co
 }
 
 std::string DuckDBWarehouse::stage_rows(TableRows& table, const std::string& arena) {
-  exec("CREATE TEMP TABLE IF NOT EXISTS krow_merge_stage AS SELECT * FROM " + quote(config_.schema) + "." +
+  // Tables with typed columns have columns of their own: each gets its own stage.
+  const std::string stage =
+      table.typed ? "krow_merge_stage_" + staging_table_name("", config_.schema, table.table).substr(7) : "krow_merge_stage";
+  exec("CREATE TEMP TABLE IF NOT EXISTS " + quote(stage) + " AS SELECT * FROM " + quote(config_.schema) + "." +
            quote(table.table) + " LIMIT 0",
        "creating the merge stage");
-  exec("DELETE FROM temp.main.krow_merge_stage", "clearing the merge stage");
-  append_rows(table, arena, "temp", "main", "krow_merge_stage");
-  return "temp.main.krow_merge_stage";
+  exec("DELETE FROM temp.main." + quote(stage), "clearing the merge stage");
+  append_rows(table, arena, "temp", "main", stage);
+  return "temp.main." + quote(stage);
 }
 
 const TableSettings& DuckDBWarehouse::settings_of(const std::string& table) const {
@@ -374,19 +488,17 @@ void DuckDBWarehouse::write_latest(const std::string& target, const std::string&
 void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
   // Stage the batch, then replace exactly the ids it holds. The offset range lets DuckDB's
   // zone maps skip the row groups the batch cannot touch.
-  stage_rows(table, arena);
+  const auto stage = stage_rows(table, arena);
   const auto target = quote(config_.schema) + "." + quote(table.table);
-  duck::Prepared del(conn_, ("DELETE FROM " + target +
-                             " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM temp.main.krow_merge_stage) AS s "
-                             "WHERE t.kafka_topic_id = ? AND t.kafka_partition = s.kafka_partition "
-                             "AND t.kafka_offset = s.kafka_offset "
-                             "AND t.kafka_offset BETWEEN (SELECT min(kafka_offset) FROM temp.main.krow_merge_stage) "
-                             "AND (SELECT max(kafka_offset) FROM temp.main.krow_merge_stage)")
+  duck::Prepared del(conn_, ("DELETE FROM " + target + " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM " +
+                             stage + ") AS s WHERE t.kafka_topic_id = ? AND t.kafka_partition = s.kafka_partition "
+                             "AND t.kafka_offset = s.kafka_offset AND t.kafka_offset BETWEEN (SELECT min(kafka_offset) "
+                             "FROM " + stage + ") AND (SELECT max(kafka_offset) FROM " + stage + ")")
                                 .c_str());
   duckdb_bind_varchar(del.get(), 1, table.topic_id.str().c_str());
   duck::Result r;
   del.run(r, "replacing re-read rows");
-  exec("INSERT INTO " + target + " SELECT * FROM temp.main.krow_merge_stage", "inserting re-read rows");
+  exec("INSERT INTO " + target + " SELECT * FROM " + stage, "inserting re-read rows");
 }
 
 void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMove& m) {
@@ -432,7 +544,7 @@ void DuckDBWarehouse::encode(RowBatch& batch) const {
     if (!t.rows.empty()) encode_table(t, batch.arena());
 }
 
-DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, const std::string& arena) {
+DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, const std::string& arena) const {
   auto fresh = std::make_unique<TableChunks>();
   TableChunks* chunks = fresh.get();
   const idx_t capacity = duckdb_vector_size();
@@ -441,6 +553,20 @@ DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, co
   for (const auto& c : rows::kColumns) {
     const auto t = duck_type(c.type);
     types.add(t.type, t.alias);
+  }
+  // Typed columns, in the table's order (create_table() may have added some at its end).
+  const size_t typed_count = table.typed_count();
+  const TypedTable* typed = typed_count ? typed_of(table.table) : nullptr;
+  if (typed_count && (!typed || typed->order.size() != typed_count))
+    throw std::logic_error("DuckDB chunks: table " + table.table + " has typed columns create_table() did not see");
+  for (size_t k = 0; k < typed_count; ++k) {
+    const auto& spec = table.typed->columns[typed->order[k]];
+    if (spec.type == columns::ColumnType::decimal)
+      types.add_decimal(static_cast<uint8_t>(spec.precision), static_cast<uint8_t>(spec.scale));
+    else if (spec.type == columns::ColumnType::json)
+      types.add(DUCKDB_TYPE_VARCHAR, "JSON");
+    else
+      types.add(typed_duck_type(spec.type));
   }
   chunks->chunks.reserve(needed);
   while (chunks->chunks.size() < needed) chunks->chunks.emplace_back(types);
@@ -452,6 +578,13 @@ DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, co
     duckdb_data_chunk chunk = chunks->chunks[c].get();
     Column cols[rows::kColumnCount];
     for (idx_t i = 0; i < rows::kColumnCount; ++i) cols[i].vec = duckdb_data_chunk_get_vector(chunk, i);
+    for (size_t k = 0; k < typed_count; ++k) {
+      Column col{duckdb_data_chunk_get_vector(chunk, rows::kColumnCount + k)};
+      const size_t p = typed->order[k];
+      const auto& spec = table.typed->columns[p];
+      const idx_t rows_here = std::min<size_t>(capacity, table.rows.size() - done);
+      for (idx_t i = 0; i < rows_here; ++i) set_typed(col, i, spec, table.cells_of(done + i)[p], arena);
+    }
     const idx_t n = std::min<size_t>(capacity, table.rows.size() - done);
     for (idx_t i = 0; i < n; ++i) {
       const Row& row = table.rows[done + i];
@@ -518,7 +651,7 @@ void DuckDBWarehouse::begin_staging(const std::string& sync_id, const std::vecto
   transaction("creating staging tables", [&] {
     for (const auto& t : tables) {
       exec("DROP TABLE IF EXISTS " + staging(sync_id, t), "dropping an earlier run's staging table");
-      exec("CREATE TABLE " + staging(sync_id, t) + " (" + rows::column_definitions(duckdb_type) + ")",
+      exec("CREATE TABLE " + staging(sync_id, t) + " (" + definitions_of(t) + ")",
            "creating a staging table");
     }
   });

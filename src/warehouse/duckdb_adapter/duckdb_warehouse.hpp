@@ -58,7 +58,18 @@ class DuckDBWarehouse : public Warehouse {
     std::string ids;  // the id column's text, which the chunks refer to
   };
   // Builds them (again) into table.encoded.
-  static TableChunks& encode_table(TableRows& table, const std::string& arena);
+  TableChunks& encode_table(TableRows& table, const std::string& arena) const;
+  // A table's typed columns as create_table() found or made them (tables with typed
+  // columns only). Written before reading starts, then only read (by encode() too).
+  struct TypedTable {
+    std::vector<size_t> order;   // the table's typed columns, in table order: their index in the plan
+    std::string definitions;     // the column list of its CREATE TABLE (metadata and typed columns, table order)
+  };
+  // Checks (and, adding missing nullable columns, evolves) the typed columns of `table`.
+  TypedTable reconcile_typed(const std::string& table, const std::vector<columns::ColumnSpec>& planned);
+  const TypedTable* typed_of(const std::string& table) const;
+  // The column list of a CREATE TABLE of `table` (its typed columns too).
+  std::string definitions_of(const std::string& table) const;
   // Appends rows to `catalog`.`schema`.`table` (the row table, or the merge stage), from
   // the chunks encode() built, or builds them now if the rows changed since.
   void append_rows(TableRows& table, const std::string& arena, const char* catalog, const std::string& schema,
@@ -87,6 +98,7 @@ class DuckDBWarehouse : public Warehouse {
   duckdb_connection conn_ = nullptr;
   bool has_state_ = false;  // whether krow's state schema exists (read-only opens may lack it)
   std::map<std::string, TableSettings> strategies_;  // by table name, from create_table()
+  std::map<std::string, TypedTable> typed_;            // by table name, from create_table()
 };
 
 }  // namespace krow

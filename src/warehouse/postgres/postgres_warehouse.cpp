@@ -215,6 +215,12 @@ std::vector<TableMapping> PostgresWarehouse::tables() {
 
 void PostgresWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                                      const TableSettings& settings) {
+  // Refused rather than ignored: a table asked to have typed columns must not silently get
+  // the value as JSON alone.
+  if (!settings.typed_columns.empty())
+    throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " has columns: from_schema, and "
+                                         "krow writes typed columns to DuckDB only so far: drop columns: from_schema "
+                                         "from its entry in the manifest's tables: to sync it into PostgreSQL");
   strategies_[table] = settings;
   ensure_connected();
   const auto target = quote(config_.schema) + "." + quote(table);
