@@ -124,14 +124,7 @@ class AvroPlanner {
 
   void add(const std::vector<std::string>& path, ColumnType type, bool nullable, std::string source,
            int32_t precision = 0, int32_t scale = 0) {
-    ColumnSpec c;
-    c.path = path;
-    c.type = type;
-    c.nullable = nullable;
-    c.source = std::move(source);
-    c.precision = precision;
-    c.scale = scale;
-    out_.columns.push_back(std::move(c));
+    out_.add(path, type, nullable, std::move(source), precision, scale);
   }
 
   // One value at `path`: a column, or the columns of a flattened record.

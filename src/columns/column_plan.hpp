@@ -41,6 +41,19 @@ struct ColumnPlan {
   std::string root;  // what the value is: "record com.acme.Order", "message acme.Order", "object"
   std::vector<ColumnSpec> columns;  // in schema order (depth first)
   std::vector<std::string> notes;   // choices worth telling: recursion cut, message picked, ...
+
+  // Appends a column (named later, by assign_names).
+  void add(std::vector<std::string> path, ColumnType type, bool nullable, std::string source, int32_t precision = 0,
+           int32_t scale = 0) {
+    ColumnSpec c;
+    c.path = std::move(path);
+    c.type = type;
+    c.nullable = nullable;
+    c.source = std::move(source);
+    c.precision = precision;
+    c.scale = scale;
+    columns.push_back(std::move(c));
+  }
 };
 
 // Plans the columns of a value written with `schema`. Throws std::invalid_argument with a

@@ -237,12 +237,7 @@ class JsonSchemaPlanner {
   }
 
   void add(std::vector<std::string> path, ColumnType type, bool nullable, std::string source) {
-    ColumnSpec c;
-    c.path = std::move(path);
-    c.type = type;
-    c.nullable = nullable;
-    c.source = std::move(source);
-    out_.columns.push_back(std::move(c));
+    out_.add(std::move(path), type, nullable, std::move(source));
   }
 
   void properties(const Shape& parent, const std::vector<std::string>& prefix, bool nullable,

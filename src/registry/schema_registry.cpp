@@ -105,6 +105,14 @@ constexpr std::string_view kCheckUrl =
     ": check that registry.url is the schema registry's API root (Confluent-compatible; for "
     "Apicurio, the /apis/ccompat/v7 path), then run `krow resync --full` to decode these messages";
 
+// The reason for an HTTP status the registry API does not answer `where` with; a body that
+// is not the registry's own JSON error says what it is and how to check the URL.
+std::string unexpected_status(long status, const std::string& body, const std::string& content_type,
+                              const std::string& where) {
+  return "the schema registry answered HTTP " + std::to_string(status) + " for " + where +
+         (is_registry_error(body) ? std::string() : " with " + what_body_is(body, content_type) + std::string(kCheckUrl));
+}
+
 }  // namespace
 
 SchemaRegistry::SchemaRegistry(const RegistryConfig& config, std::chrono::seconds retry_budget)
@@ -288,10 +296,7 @@ SchemaRegistry::Answer SchemaRegistry::by_id(int32_t id) {
                     std::string(kCheckUrl)};
     } else {
       a.outcome = Outcome::refused;
-      a.reason = "the schema registry answered HTTP " + std::to_string(r.status) + " for " + where +
-                 (is_registry_error(r.body)
-                      ? std::string()
-                      : " with " + what_body_is(r.body, r.content_type) + std::string(kCheckUrl));
+      a.reason = unexpected_status(r.status, r.body, r.content_type, where);
     }
   } catch (const Refusal& refusal) {
     a.outcome = Outcome::refused;
@@ -332,10 +337,7 @@ SchemaRegistry::Answer SchemaRegistry::latest(const std::string& subject) {
       refused(r.status, where);
     } else {
       a.outcome = Outcome::refused;
-      a.reason = "the schema registry answered HTTP " + std::to_string(r.status) + " for " + where +
-                 (is_registry_error(r.body)
-                      ? std::string()
-                      : " with " + what_body_is(r.body, r.content_type) + std::string(kCheckUrl));
+      a.reason = unexpected_status(r.status, r.body, r.content_type, where);
     }
   } catch (const Refusal& refusal) {
     a.outcome = Outcome::refused;

@@ -45,11 +45,7 @@ void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Posit
     m.to.next = std::max(p.next, t.floor);
     t.stored = m.to.next;
     if (staged_) {
-      auto run = std::find_if(run_moves_.begin(), run_moves_.end(), [&](const PositionMove& r) {
-        return r.to.topic_id == p.topic_id && r.to.partition == p.partition;
-      });
-      if (run == run_moves_.end()) run_moves_.push_back(m);
-      else run->to = m.to;
+      run_moves_.try_emplace({p.topic_id, p.partition}, m).first->second.to = m.to;
       continue;  // staged batches move no position
     }
     job.moves.push_back(std::move(m));
@@ -128,10 +124,12 @@ void Committer::publish(const std::vector<std::string>& tables) {
   // Nothing moved, so nothing was staged: there is nothing to publish (and a publish without
   // a position to move could not tell, after a failure, whether it landed).
   if (run_moves_.empty()) return discard(tables);
-  with_retries(run_moves_, [&](bool) { warehouse_.publish(sync_id_, tables, run_moves_, mode_); });
+  std::vector<PositionMove> moves;
+  for (const auto& [partition, m] : run_moves_) moves.push_back(m);
+  with_retries(moves, [&](bool) { warehouse_.publish(sync_id_, tables, moves, mode_); });
   if (after_commit_) {
     std::vector<Position> stored;
-    for (const auto& m : run_moves_) stored.push_back(m.to);
+    for (const auto& m : moves) stored.push_back(m.to);
     after_commit_(stored);
   }
 }

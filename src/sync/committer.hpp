@@ -112,8 +112,8 @@ class Committer {
   };
   std::map<std::pair<TopicId, Partition>, Tracked> tracked_;
   // Staged, reading thread only: every partition's move over the whole run (from its first
-  // batch's `from` to its last batch's `to`), in the order first moved.
-  std::vector<PositionMove> run_moves_;
+  // batch's `from` to its last batch's `to`).
+  std::map<std::pair<TopicId, Partition>, PositionMove> run_moves_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -2,6 +2,7 @@
 // How a topic's messages meet its table (the manifest's `tables:`, manifest/table_settings):
 // what every layer that writes a table needs to know of it.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,21 @@ struct TableSettings {
   bool replaces(bool full_resync) const {
     return strategy == Strategy::full_refresh || (full_resync && strategy == Strategy::latest_by_key);
   }
+};
+
+// The settings an adapter's create_table() was given, by table name.
+class TableSettingsByName {
+ public:
+  void set(const std::string& table, const TableSettings& settings) { by_name_[table] = settings; }
+  // The settings of `table`, or the defaults for a table it was not given.
+  const TableSettings& of(const std::string& table) const {
+    static const TableSettings defaults;
+    const auto it = by_name_.find(table);
+    return it == by_name_.end() ? defaults : it->second;
+  }
+
+ private:
+  std::map<std::string, TableSettings> by_name_;
 };
 
 }  // namespace krow

@@ -37,11 +37,6 @@ bool long_form() {
 }
 int scaled(int short_value, int long_value) { return long_form() ? long_value : short_value; }
 
-std::string services_dir() {
-  const char* s = std::getenv("KROW_SERVICES_DIR");
-  return s && *s ? s : std::string(KROW_SOURCE_DIR) + "/.services";
-}
-
 // What a scenario found, against the independent consumer.
 struct Tally {
   int64_t expected = 0, found = 0, duplicated = 0, lost = 0, differing = 0;

@@ -21,16 +21,6 @@ namespace {
 
 constexpr const char* kPrincipal = "User:krow";
 
-std::string services_dir() {
-  const char* s = std::getenv("KROW_SERVICES_DIR");
-  return s && *s ? s : std::string(KROW_SOURCE_DIR) + "/.services";
-}
-
-std::string registry_url() {
-  const char* u = std::getenv("KROW_TEST_REGISTRY");
-  return u && *u ? u : "https://127.0.0.1:8081";
-}
-
 // A TCP port on 127.0.0.1 that nothing listens on (bound, then released).
 std::string unused_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

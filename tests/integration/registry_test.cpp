@@ -19,16 +19,6 @@
 namespace krow::testkit {
 namespace {
 
-std::string services_dir() {
-  const char* s = std::getenv("KROW_SERVICES_DIR");
-  return s && *s ? s : std::string(KROW_SOURCE_DIR) + "/.services";
-}
-
-std::string registry_url() {
-  const char* u = std::getenv("KROW_TEST_REGISTRY");
-  return u && *u ? u : "https://127.0.0.1:8081";
-}
-
 // Structural JSON equality: object key order does not matter, numbers compare by value.
 bool json_equal(simdjson::dom::element a, simdjson::dom::element b, std::string& where) {
   using T = simdjson::dom::element_type;

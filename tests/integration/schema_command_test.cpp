@@ -20,18 +20,8 @@
 namespace krow::testkit {
 namespace {
 
-std::string services_dir() {
-  const char* s = std::getenv("KROW_SERVICES_DIR");
-  return s && *s ? s : std::string(KROW_SOURCE_DIR) + "/.services";
-}
-
-std::string registry_url() {
-  const char* u = std::getenv("KROW_TEST_REGISTRY");
-  return u && *u ? u : "https://127.0.0.1:8081";
-}
-
 std::string registry_ca() {
-  return services_dir() + "/registry/tls/ca.pem";
+  return SyncTest::services_dir() + "/registry/tls/ca.pem";
 }
 
 size_t collect(char* data, size_t size, size_t n, void* out) {
@@ -63,7 +53,7 @@ int register_schema(const std::string& subject, const std::string& type, const s
   CURL* curl = curl_easy_init();
   std::string answer;
   char* escaped = curl_easy_escape(curl, subject.c_str(), static_cast<int>(subject.size()));
-  const std::string url = registry_url() + "/subjects/" + escaped + "/versions";
+  const std::string url = SyncTest::registry_url() + "/subjects/" + escaped + "/versions";
   curl_free(escaped);
   curl_slist* headers =
       curl_slist_append(nullptr, "Content-Type: application/vnd.schemaregistry.v1+json");

@@ -219,8 +219,17 @@ std::string SyncTest::sasl_bootstrap() {
 
 std::string SyncTest::kafka_ca_file() {
   if (const char* c = std::getenv("KROW_TEST_KAFKA_CA"); c && *c) return c;
-  const char* services = std::getenv("KROW_SERVICES_DIR");
-  return (services && *services ? std::string(services) : source_dir() + "/.services") + "/kafka/tls/ca.pem";
+  return services_dir() + "/kafka/tls/ca.pem";
+}
+
+std::string SyncTest::services_dir() {
+  const char* s = std::getenv("KROW_SERVICES_DIR");
+  return s && *s ? s : source_dir() + "/.services";
+}
+
+std::string SyncTest::registry_url() {
+  const char* u = std::getenv("KROW_TEST_REGISTRY");
+  return u && *u ? u : "https://127.0.0.1:8081";
 }
 
 std::string SyncTest::table_of(const std::string& topic) {

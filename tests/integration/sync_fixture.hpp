@@ -29,6 +29,12 @@ struct RunOutput {
 };
 
 class SyncTest : public ::testing::Test {
+ public:
+  // Where the scripts keep the local services: $KROW_SERVICES_DIR, or <repo>/.services.
+  static std::string services_dir();
+  // The local schema registry (KROW_TEST_REGISTRY, else https://127.0.0.1:8081).
+  static std::string registry_url();
+
  protected:
   void SetUp() override;
   void TearDown() override;

@@ -14,16 +14,6 @@
 namespace krow::testkit {
 namespace {
 
-std::string services_dir() {
-  const char* s = std::getenv("KROW_SERVICES_DIR");
-  return s && *s ? s : std::string(KROW_SOURCE_DIR) + "/.services";
-}
-
-std::string registry_url() {
-  const char* u = std::getenv("KROW_TEST_REGISTRY");
-  return u && *u ? u : "https://127.0.0.1:8081";
-}
-
 class TypedColumns : public SyncTest {
  protected:
   std::string ca() const { return services_dir() + "/registry/tls/ca.pem"; }

@@ -420,7 +420,7 @@ std::string DuckDBWarehouse::definitions_of(const std::string& table) const {
 
 void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                                    const TableSettings& settings) {
-  strategies_[table] = settings;
+  strategies_.set(table, settings);
   transaction("creating a table", [&] {
     std::string definitions = rows::column_definitions(duckdb_type);
     for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
@@ -464,12 +464,6 @@ std::string DuckDBWarehouse::stage_rows(TableRows& table, const std::string& are
   exec("DELETE FROM temp.main." + quote(stage), "clearing the merge stage");
   append_rows(table, arena, "temp", "main", stage);
   return "temp.main." + quote(stage);
-}
-
-const TableSettings& DuckDBWarehouse::settings_of(const std::string& table) const {
-  static const TableSettings defaults;
-  const auto it = strategies_.find(table);
-  return it == strategies_.end() ? defaults : it->second;
 }
 
 void DuckDBWarehouse::write_latest(const std::string& target, const std::string& source, const TableSettings& settings,
@@ -629,7 +623,7 @@ void DuckDBWarehouse::commit(const std::string& sync_id, RowBatch& batch, const 
     for (const auto& m : moves) move_position(sync_id, m);
     for (auto& t : batch.tables()) {
       if (t.rows.empty()) continue;
-      const auto& settings = settings_of(t.table);
+      const auto& settings = strategies_.of(t.table);
       if (settings.replaces(mode == WriteMode::merge))
         throw std::logic_error("table " + t.table + " replaces its rows: its batches are staged, not committed");
       if (settings.strategy == Strategy::latest_by_key)
@@ -678,7 +672,7 @@ void DuckDBWarehouse::publish(const std::string& sync_id, const std::vector<std:
     for (const auto& t : tables) {
       const auto target = quote(config_.schema) + "." + quote(t);
       const auto staged = staging(sync_id, t);
-      const auto& settings = settings_of(t);
+      const auto& settings = strategies_.of(t);
       const bool replace = settings.replaces(mode == WriteMode::merge);
       if (settings.strategy == Strategy::latest_by_key) {
         write_latest(target, staged, settings, replace);

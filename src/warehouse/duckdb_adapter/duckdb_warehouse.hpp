@@ -81,8 +81,6 @@ class DuckDBWarehouse : public Warehouse {
   // latest_by_key: brings the newest row of each key of `source` into `target` (see
   // latest_by_key_sql); `rebuild` first empties the table.
   void write_latest(const std::string& target, const std::string& source, const TableSettings& settings, bool rebuild);
-  // The settings create_table() was given for `table` (the defaults for one it was not).
-  const TableSettings& settings_of(const std::string& table) const;
   // The quoted name of a table's staging table (in krow's state schema).
   std::string staging(const std::string& sync_id, const std::string& table) const;
   // Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -97,7 +95,7 @@ class DuckDBWarehouse : public Warehouse {
   duckdb_database db_ = nullptr;
   duckdb_connection conn_ = nullptr;
   bool has_state_ = false;  // whether krow's state schema exists (read-only opens may lack it)
-  std::map<std::string, TableSettings> strategies_;  // by table name, from create_table()
+  TableSettingsByName strategies_;  // from create_table()
   std::map<std::string, TypedTable> typed_;            // by table name, from create_table()
 };
 

@@ -221,7 +221,7 @@ void PostgresWarehouse::create_table(const std::string& sync_id, const std::stri
     throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " has columns: from_schema, and "
                                          "krow writes typed columns to DuckDB only so far: drop columns: from_schema "
                                          "from its entry in the manifest's tables: to sync it into PostgreSQL");
-  strategies_[table] = settings;
+  strategies_.set(table, settings);
   ensure_connected();
   const auto target = quote(config_.schema) + "." + quote(table);
   conn_->exec("BEGIN", "starting a transaction");
@@ -409,12 +409,6 @@ std::string PostgresWarehouse::stage_rows(RowBatch& batch, size_t table_index) {
   return "pg_temp.krow_stage";
 }
 
-const TableSettings& PostgresWarehouse::settings_of(const std::string& table) const {
-  static const TableSettings defaults;
-  const auto it = strategies_.find(table);
-  return it == strategies_.end() ? defaults : it->second;
-}
-
 void PostgresWarehouse::write_latest(const std::string& target, const std::string& source,
                                      const TableSettings& settings, bool rebuild) {
   auto key = [&](const char* alias) { return key_sql(settings, alias); };
@@ -437,7 +431,6 @@ void PostgresWarehouse::merge_rows(RowBatch& batch, size_t table_index) {
                  std::to_string(range.to.value())},
                 "replacing re-read rows");
   conn_->exec("INSERT INTO " + target + " SELECT * FROM krow_stage", "inserting re-read rows");
-  conn_->exec("TRUNCATE krow_stage", "clearing the merge stage");
 }
 
 void PostgresWarehouse::summarize(const RowBatch& batch) {
@@ -499,7 +492,7 @@ void PostgresWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
   if (mode == WriteMode::merge) summarize(batch);
   write_batch(sync_id, batch, moves, [&](size_t i) {
     const auto& table = batch.tables()[i].table;
-    const auto& settings = settings_of(table);
+    const auto& settings = strategies_.of(table);
     if (settings.replaces(mode == WriteMode::merge))
       throw std::logic_error("table " + table + " replaces its rows: its batches are staged, not committed");
     if (settings.strategy == Strategy::latest_by_key)
@@ -555,7 +548,7 @@ void PostgresWarehouse::publish(const std::string& sync_id, const std::vector<st
     for (const auto& t : tables) {
       const auto target = quote(config_.schema) + "." + quote(t);
       const auto staged = staging(sync_id, t);
-      const auto& settings = settings_of(t);
+      const auto& settings = strategies_.of(t);
       const bool replace = settings.replaces(mode == WriteMode::merge);
       if (settings.strategy == Strategy::latest_by_key) {
         write_latest(target, staged, settings, replace);

@@ -65,8 +65,6 @@ class PostgresWarehouse : public Warehouse {
   // latest_by_key: brings the newest row of each key of `source` into `target` (see
   // latest_by_key_sql); `rebuild` first empties the table.
   void write_latest(const std::string& target, const std::string& source, const TableSettings& settings, bool rebuild);
-  // The settings create_table() was given for `table` (the defaults for one it was not).
-  const TableSettings& settings_of(const std::string& table) const;
   // One transaction: moves the positions, then `write_table` for each table slot with rows.
   // A value the server refuses becomes its row's decode_error and the batch is tried again.
   template <class WriteTable>
@@ -91,7 +89,7 @@ class PostgresWarehouse : public Warehouse {
   std::set<std::string> summarized_;    // tables whose BRIN index this session brought up to date
   size_t copying_ = 0;                  // the table slot being copied, for a refused value
   std::string copy_buffer_;
-  std::map<std::string, TableSettings> strategies_;  // by table name, from create_table()
+  TableSettingsByName strategies_;  // from create_table()
 };
 
 }  // namespace krow
