@@ -20,8 +20,9 @@ export KROW_TEST_REGISTRY=${KROW_TEST_REGISTRY:-https://127.0.0.1:${KROW_REGISTR
 eval "$(bash scripts/postgres.sh env)"
 export KROW_TEST_PG_HOST=$KROW_PG_HOST KROW_TEST_PG_PORT=$KROW_PG_PORT
 export KROW_TEST_PG_ADMIN_PASSWORD=$KROW_PG_ADMIN_PASSWORD KROW_TEST_PG_PASSWORD=$KROW_PG_PASSWORD
+export KROW_TEST_BIGQUERY=${KROW_TEST_BIGQUERY:-http://127.0.0.1:${KROW_BIGQUERY_PORT:-9050}}
 source scripts/lib/services.sh
-start_services kafka registry postgres
+start_services kafka registry postgres bigquery
 # Reference payloads come from Confluent's own serializers (Python confluent-kafka).
 bash tests/reference/setup_venv.sh >/dev/null
 

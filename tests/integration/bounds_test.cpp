@@ -307,7 +307,7 @@ TEST_P(Bounds, BadFlagValuesAreRefusedNamingTheFlagAndTheFix) {
   EXPECT_FALSE(probe().has_table(table_of(topic)));
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Bounds, KROW_ENGINES);
+INSTANTIATE_TEST_SUITE_P(Engines, Bounds, KROW_ALL_ENGINES);
 
 }  // namespace
 }  // namespace krow::testkit

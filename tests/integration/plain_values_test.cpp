@@ -112,6 +112,9 @@ TEST_P(PlainValues, EveryColumnMatchesTheContract) {
        {{"id", "text"}, {"kafka_partition", "integer"}, {"kafka_offset", "bigint"},
         {"kafka_timestamp", "timestamp with time zone"}, {"value", "jsonb"}, {"headers", "jsonb"},
         {"is_tombstone", "boolean"}, {"value_schema_id", "integer"}}},
+      {"bigquery",
+       {{"id", "STRING"}, {"kafka_partition", "INT64"}, {"kafka_offset", "INT64"}, {"kafka_timestamp", "TIMESTAMP"},
+        {"value", "JSON"}, {"headers", "JSON"}, {"is_tombstone", "BOOL"}, {"value_schema_id", "INT64"}}},
   };
   EXPECT_EQ(types.size(), 17u);
   for (const auto& [column, type] : expected.at(engine())) EXPECT_EQ(types.at(column), type) << column;
@@ -164,19 +167,47 @@ TEST_P(PlainValues, JsonTheEngineCannotHoldIsKeptWithTheReason) {
   sync_ok(write_manifest({topic}));
   const auto rows = probe().rows(table_of(topic));
   ASSERT_EQ(rows.size(), 5u);
-  if (engine() == "postgres") {
+  // The text a JSON string holds of `json`: the message, exactly.
+  auto as_string = [](const std::string& json) {
+    std::string quoted = "\"";
+    for (char c : json) {
+      if (c == '"' || c == '\\') quoted.push_back('\\');
+      quoted.push_back(c);
+    }
+    return quoted + "\"";
+  };
+  if (engine() == "bigquery") {
+    // SAFE.PARSE_JSON refuses the unpaired surrogate. Real BigQuery also refuses a number
+    // beyond its range; the emulator (DuckDB's JSON type) keeps that one, and U+0000, as
+    // they are: either way the row holds the message whole.
+    for (size_t i = 0; i < 3; ++i) {
+      SCOPED_TRACE(values[i]);
+      const bool refused = rows[i].value_format == Cell("string");
+      if (i == 1) {
+        EXPECT_TRUE(refused);
+      }
+      if (refused) {
+        EXPECT_EQ(rows[i].value, Cell(as_string(values[i])));
+        ASSERT_TRUE(rows[i].decode_error);
+        EXPECT_NE(rows[i].decode_error->find("BigQuery's JSON type cannot hold"), std::string::npos)
+            << *rows[i].decode_error;
+      } else {
+        EXPECT_EQ(rows[i].value, stored_json(values[i]));
+        EXPECT_EQ(rows[i].decode_error, Cell());
+      }
+    }
+    EXPECT_EQ(rows[3].value, stored_json(values[3]));
+    EXPECT_EQ(rows[3].value_format, Cell("json"));
+    EXPECT_EQ(rows[3].decode_error, Cell());
+    EXPECT_EQ(rows[4].headers, stored_json(Cell(R"([{"key":"h","value":"x\u0000y"}])")));
+  } else if (engine() == "postgres") {
     for (size_t i = 0; i < 3; ++i) {
       SCOPED_TRACE(values[i]);
       EXPECT_EQ(rows[i].value_format, Cell("string"));
       ASSERT_TRUE(rows[i].decode_error);
       EXPECT_NE(rows[i].decode_error->find("jsonb cannot hold it"), std::string::npos) << *rows[i].decode_error;
       // The text is all there: the JSON string holds exactly the message.
-      std::string quoted = "\"";
-      for (char c : values[i]) {
-        if (c == '"' || c == '\\') quoted.push_back('\\');
-        quoted.push_back(c);
-      }
-      EXPECT_EQ(rows[i].value, Cell(quoted + "\""));
+      EXPECT_EQ(rows[i].value, Cell(as_string(values[i])));
     }
     EXPECT_EQ(rows[3].value_format, Cell("json"));
     EXPECT_EQ(rows[3].decode_error, Cell());
@@ -194,7 +225,7 @@ TEST_P(PlainValues, JsonTheEngineCannotHoldIsKeptWithTheReason) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, PlainValues, KROW_ENGINES);
+INSTANTIATE_TEST_SUITE_P(Engines, PlainValues, KROW_ALL_ENGINES);
 
 }  // namespace
 }  // namespace krow::testkit

@@ -300,7 +300,7 @@ TEST_P(Quality, PlanAsMarkdownIsAReviewDocument) {
       << json.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Quality, KROW_ENGINES);
+INSTANTIATE_TEST_SUITE_P(Engines, Quality, KROW_ALL_ENGINES);
 
 // Rows that vanish between krow's write and the table: only an engine with triggers (or
 // rules) can do that to a real table, so this one runs on PostgreSQL. A BEFORE INSERT

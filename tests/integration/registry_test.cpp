@@ -303,7 +303,7 @@ TEST_P(Registry, RegistryStoppedDuringASyncIsRetriedWithoutErrorRows) {
   expect_rows(topic, want, "protobuf");
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Registry, KROW_ENGINES);
+INSTANTIATE_TEST_SUITE_P(Engines, Registry, KROW_ALL_ENGINES);
 
 }  // namespace
 }  // namespace krow::testkit

@@ -74,6 +74,11 @@ void SyncTest::SetUp() {
     server.exec("CREATE DATABASE " + pg_database_ + " OWNER krow");
     set_env("KROW_TEST_PG_PASSWORD", pg_server().krow_password);
   }
+  if (engine() == "bigquery") {
+    // A project of its own: krow's state datasets then hold this test's syncs alone.
+    static int counter = 0;
+    bq_project_ = "krow-it-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  }
 }
 
 void SyncTest::TearDown() {
@@ -106,6 +111,8 @@ std::string SyncTest::warehouse_yaml(const std::string& schema) const {
     const auto s = pg_server();
     y += "  type: postgres\n  host: " + s.host + "\n  port: " + s.port + "\n  database: " + pg_database_ +
          "\n  user: krow\n  password: ${KROW_TEST_PG_PASSWORD}\n";
+  } else if (engine() == "bigquery") {
+    y += "  type: bigquery\n  project: " + bq_project_ + "\n  endpoint: " + BqSession::default_endpoint() + "\n";
   } else {
     y += "  path: warehouse.duckdb\n";
   }
@@ -120,6 +127,7 @@ Probe& SyncTest::probe() {
 
 std::unique_ptr<Probe> SyncTest::probe_for(const std::string& schema) {
   if (engine() == "postgres") return postgres_probe(pg_server().conninfo(pg_database_), schema);
+  if (engine() == "bigquery") return bigquery_probe(BqSession::default_endpoint(), bq_project_, schema);
   return duckdb_probe(db(), schema);
 }
 

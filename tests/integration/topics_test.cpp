@@ -306,7 +306,7 @@ TEST_P(Topics, PrefixAndGlobSelectionSkipsOthersAndInternalTopics) {
   for (const auto& t : {in1, in2, out}) admin_.delete_topic(t);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Topics, KROW_ENGINES);
+INSTANTIATE_TEST_SUITE_P(Engines, Topics, KROW_ALL_ENGINES);
 
 }  // namespace
 }  // namespace krow::testkit

@@ -84,7 +84,7 @@ TEST_P(Transactions, OpenTransactionAtStartDoesNotBlockOrLeak) {
   EXPECT_EQ(probe().distinct_ids(table_of(topic)), 13);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Transactions, KROW_ENGINES);
+INSTANTIATE_TEST_SUITE_P(Engines, Transactions, KROW_ALL_ENGINES);
 
 }  // namespace
 }  // namespace krow::testkit

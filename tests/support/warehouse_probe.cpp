@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "bq_session.hpp"
 #include "pg_session.hpp"
 
 namespace krow::testkit {
@@ -221,6 +222,82 @@ class PostgresProbe : public Probe {
   std::string schema_;
 };
 
+
+// BigQuery (the local emulator): one project per test, so that krow's state datasets
+// (_krow_<location>) hold this test's syncs alone.
+class BigQueryProbe : public Probe {
+ public:
+  BigQueryProbe(const std::string& endpoint, const std::string& project, std::string dataset)
+      : bq_(endpoint, project), project_(project), dataset_(std::move(dataset)) {}
+  std::string engine() const override { return "bigquery"; }
+
+  bool has_table(const std::string& table) override { return bq_.has_table(dataset_, table); }
+  std::vector<StoredRow> rows(const std::string& table) override {
+    std::vector<StoredRow> out;
+    if (!has_table(table)) return out;
+    for (const auto& c : bq_.query("SELECT id, kafka_topic_id, kafka_partition, kafka_offset, UNIX_MILLIS(kafka_timestamp), "
+                                   "kafka_timestamp_type, key, key_format, key_schema_id, TO_JSON_STRING(value), "
+                                   "value_format, value_schema_id, value_base64, value_size_bytes, "
+                                   "TO_JSON_STRING(headers), CAST(is_tombstone AS STRING), decode_error FROM " +
+                                   target(table) + " ORDER BY kafka_partition, kafka_offset")
+                             .rows)
+      out.push_back(to_row(c));
+    return out;
+  }
+  int64_t count(const std::string& table) override {
+    return has_table(table) ? std::stoll(bq_.scalar("SELECT COUNT(*) FROM " + target(table))) : 0;
+  }
+  int64_t distinct_ids(const std::string& table) override {
+    return has_table(table) ? std::stoll(bq_.scalar("SELECT COUNT(DISTINCT id) FROM " + target(table))) : 0;
+  }
+  std::map<std::string, std::string> column_types(const std::string& table) override {
+    return to_types(bq_.query("SELECT column_name, data_type FROM `" + project_ + "." + dataset_ +
+                              "`.INFORMATION_SCHEMA.COLUMNS WHERE table_name = " + literal(table)));
+  }
+  std::vector<StoredPosition> positions(const std::string& schema) override {
+    if (!bq_.has_table(kState, "positions")) return {};
+    return to_positions(bq_.query("SELECT topic, topic_id, kafka_partition, next_offset FROM " + state("positions") +
+                                  (schema.empty() ? std::string() : " WHERE warehouse_schema = " + literal(schema)) +
+                                  " ORDER BY topic, kafka_partition"));
+  }
+  std::vector<StoredTable> tables() override {
+    if (!bq_.has_table(kState, "tables")) return {};
+    return to_tables(bq_.query("SELECT sync_id, topic, table_name FROM " + state("tables") +
+                               " WHERE warehouse_schema = " + literal(dataset_) + " ORDER BY table_name"));
+  }
+  std::vector<std::string> run_records() override {
+    std::vector<std::string> out;
+    if (!bq_.has_table(kState, "runs")) return out;
+    for (const auto& c : bq_.query("SELECT record FROM " + state("runs") + " ORDER BY started_at DESC").rows)
+      out.push_back(c[0].value_or(""));
+    return out;
+  }
+  void set_position(const std::string& topic, int32_t partition, int64_t next_offset) override {
+    bq_.query("UPDATE " + state("positions") + " SET next_offset = " + std::to_string(next_offset) +
+              " WHERE topic = " + literal(topic) + " AND kafka_partition = " + std::to_string(partition));
+  }
+  std::string canonical_json(const std::string& json) override { return *canonical_json(std::vector<Cell>{json})[0]; }
+  std::vector<Cell> canonical_json(const std::vector<Cell>& json) override {
+    // BigQuery's JSON type rewrites what it stores (spaces, numbers): expected values go
+    // through the same type.
+    std::vector<std::string> texts;
+    for (const auto& j : json) texts.push_back(j.value_or("null"));
+    std::vector<Cell> out;
+    const auto r = bq_.query("SELECT TO_JSON_STRING(PARSE_JSON(v)) FROM UNNEST(@strings) AS v WITH OFFSET AS n ORDER BY n",
+                             texts);
+    for (size_t i = 0; i < json.size() && i < r.rows.size(); ++i) out.push_back(json[i] ? r.rows[i][0] : Cell());
+    return out;
+  }
+
+ private:
+  static constexpr const char* kState = "_krow_us";
+  std::string target(const std::string& table) const { return "`" + project_ + "." + dataset_ + "." + table + "`"; }
+  std::string state(const std::string& table) const { return "`" + project_ + "." + kState + "." + table + "`"; }
+
+  BqSession bq_;
+  std::string project_, dataset_;
+};
+
 }  // namespace
 
 std::unique_ptr<Probe> duckdb_probe(const std::string& path, const std::string& schema) {
@@ -229,6 +306,11 @@ std::unique_ptr<Probe> duckdb_probe(const std::string& path, const std::string& 
 
 std::unique_ptr<Probe> postgres_probe(const std::string& conninfo, const std::string& schema) {
   return std::make_unique<PostgresProbe>(conninfo, schema);
+}
+
+std::unique_ptr<Probe> bigquery_probe(const std::string& endpoint, const std::string& project,
+                                      const std::string& dataset) {
+  return std::make_unique<BigQueryProbe>(endpoint, project, dataset);
 }
 
 }  // namespace krow::testkit

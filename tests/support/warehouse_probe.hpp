@@ -1,7 +1,8 @@
 #pragma once
 // Test support: reads what krow wrote into a warehouse — rows, positions, table names, run
 // records — the same way for every engine, with the engine's own client (DuckDB's C API,
-// libpq) and none of krow's code, so that tests say what they check once for all engines.
+// libpq, BigQuery's REST API) and none of krow's code, so that tests say what they check
+// once for all engines.
 
 #include <cstdint>
 #include <map>
@@ -91,5 +92,8 @@ class Probe {
 std::unique_ptr<Probe> duckdb_probe(const std::string& path, const std::string& schema = "confluent");
 // A PostgreSQL database, through a libpq connection string.
 std::unique_ptr<Probe> postgres_probe(const std::string& conninfo, const std::string& schema = "confluent");
+// A dataset of a project on a BigQuery-API endpoint (the local emulator).
+std::unique_ptr<Probe> bigquery_probe(const std::string& endpoint, const std::string& project,
+                                      const std::string& dataset = "confluent");
 
 }  // namespace krow::testkit

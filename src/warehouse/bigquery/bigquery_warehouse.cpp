@@ -68,17 +68,28 @@ std::string column_list() {
   return out;
 }
 
+// `text` as a GoogleSQL string literal; krow passes only its own names and IDs this way
+// (Kafka topic names and IDs, table names), everything else as query parameters.
+std::string literal(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
 // A SELECT of a load table's rows in the row tables' types. Text that BigQuery's JSON type
 // refuses (SAFE.PARSE_JSON gives NULL) is kept as a JSON string, as PostgreSQL's adapter
 // keeps what jsonb refuses.
 std::string converted_rows(const std::string& load_table) {
   const std::string note_value =
-      "BigQuery's JSON type cannot hold the value exactly (a number beyond its range?): stored as its JSON text in a "
-      "JSON string";
+      "BigQuery's JSON type cannot hold the value exactly (a number beyond its range, an unpaired surrogate): stored "
+      "as its JSON text in a JSON string";
   const std::string note_headers =
       "BigQuery's JSON type cannot hold the headers exactly: stored as their JSON text in a JSON string";
   auto note = [](const std::string& refused, const std::string& text) {
-    return "IF(" + refused + ", " + quote_literal(text) + ", NULL)";
+    return "IF(" + refused + ", " + literal(text) + ", NULL)";
   };
   const std::string value_refused = "(l.value IS NOT NULL AND l.parsed_value IS NULL)";
   const std::string headers_refused = "(l.headers IS NOT NULL AND l.parsed_headers IS NULL)";
@@ -92,17 +103,6 @@ std::string converted_rows(const std::string& load_table) {
                     "FROM (SELECT *, SAFE.PARSE_JSON(value) AS parsed_value, SAFE.PARSE_JSON(headers) AS "
                     "parsed_headers FROM " + load_table + ") AS l";
   return sql;
-}
-
-// `text` as a GoogleSQL string literal; krow passes only its own names and IDs this way
-// (Kafka topic names and IDs, table names), everything else as query parameters.
-std::string literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
 }
 
 // `ranges` as an UNNEST of structs r (topic_id, kafka_partition, lo, hi) and the condition
