@@ -136,6 +136,14 @@ void BqSession::create_dataset(const std::string& dataset) {
   if (status != 200 && status != 409) throw std::runtime_error("cannot create dataset " + dataset + ": " + body);
 }
 
+std::string BqSession::table_json(const std::string& dataset, const std::string& table) {
+  std::string body;
+  if (http("GET", endpoint_ + "/bigquery/v2/projects/" + project_ + "/datasets/" + dataset + "/tables/" + table, "",
+           body) != 200)
+    throw std::runtime_error("no table " + dataset + "." + table + ": " + body.substr(0, 300));
+  return body;
+}
+
 bool BqSession::has_table(const std::string& dataset, const std::string& table) {
   std::string body;
   return http("GET", endpoint_ + "/bigquery/v2/projects/" + project_ + "/datasets/" + dataset + "/tables/" + table, "",

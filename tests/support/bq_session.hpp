@@ -22,6 +22,8 @@ class BqSession {
   std::string scalar(const std::string& sql);
   // Creates a dataset (an existing one is fine).
   void create_dataset(const std::string& dataset);
+  // The table resource (tables.get) of dataset.table, as JSON text.
+  std::string table_json(const std::string& dataset, const std::string& table);
   // Whether dataset.table exists.
   bool has_table(const std::string& dataset, const std::string& table);
 

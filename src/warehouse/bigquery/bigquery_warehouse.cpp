@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <csignal>
+#include <cstdlib>
 #include <random>
 
 #include "rows/row_contract.hpp"
@@ -462,6 +464,10 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
                                WriteMode mode) {
   (void)sync_id;  // this object's sync: the lease and the positions are its own
   const auto loaded = load_batch(batch);
+  // Fault injection for tests: the process stops itself between loading a batch and the
+  // transaction that publishes it, so that a test can kill -9 it at exactly this point.
+  if (const char* stop = std::getenv("KROW_TEST_STOP_AFTER_LOAD"); stop && std::string_view(stop) == "1")
+    std::raise(SIGSTOP);
   std::string sql = fence_and_move(moves);
   for (const auto& l : loaded) {
     const auto& t = batch.tables()[l.slot];
