@@ -27,14 +27,17 @@ using std::chrono::seconds;
 using std::chrono::steady_clock;
 
 constexpr std::string_view kJwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
-constexpr std::string_view kMetadataTokenPath = "/computeMetadata/v1/instance/service-accounts/default/token";
-constexpr std::string_view kMetadataEmailPath = "/computeMetadata/v1/instance/service-accounts/default/email";
+constexpr std::string_view kMetadataTokenPath =
+    "/computeMetadata/v1/instance/service-accounts/default/token";
+constexpr std::string_view kMetadataEmailPath =
+    "/computeMetadata/v1/instance/service-accounts/default/email";
 constexpr std::string_view kDefaultMetadataHost = "metadata.google.internal";
 constexpr uint64_t kMaxCredentialsFileBytes = 1 << 20;  // a key file is about 2.3 KB
 
 const char* const kAdcHowTo =
     "Set application default credentials up with `gcloud auth application-default login`, or set "
-    "GOOGLE_APPLICATION_CREDENTIALS to a service-account JSON key file, or give that file's path as "
+    "GOOGLE_APPLICATION_CREDENTIALS to a service-account JSON key file, or give that file's path "
+    "as "
     "warehouse.credentials in the manifest";
 
 // ---- HTTP to the token endpoint (libcurl) ---------------------------------------------------
@@ -49,12 +52,12 @@ using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
 
 // One answer of a token endpoint or metadata server. Never holds the request.
 struct TokenAnswer {
-  long status = 0;                 // 0 when no HTTP answer came (see transport_error)
-  std::string body;                // at most kMaxTokenAnswerBytes; "" when over_limit
+  long status = 0;   // 0 when no HTTP answer came (see transport_error)
+  std::string body;  // at most kMaxTokenAnswerBytes; "" when over_limit
   bool over_limit = false;
-  bool metadata_flavor = false;    // the answer carried "Metadata-Flavor: Google"
+  bool metadata_flavor = false;  // the answer carried "Metadata-Flavor: Google"
   std::string transport_error;
-  bool transient = false;          // with status 0: worth retrying (network, timeout)
+  bool transient = false;  // with status 0: worth retrying (network, timeout)
   ~TokenAnswer() { OPENSSL_cleanse(body.data(), body.size()); }  // a 200 body holds a token
 };
 
@@ -74,7 +77,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto& a = *static_cast<TokenAnswer*>(user);
   std::string line = lower_ascii(std::string(data, size * n));
   while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-  if (line.rfind("metadata-flavor:", 0) == 0 && line.find("google", 16) != std::string::npos) a.metadata_flavor = true;
+  if (line.rfind("metadata-flavor:", 0) == 0 && line.find("google", 16) != std::string::npos)
+    a.metadata_flavor = true;
   return size * n;
 }
 
@@ -120,7 +124,8 @@ class TokenHttp {
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(connect_timeout, timeout_).count()));
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(std::min(connect_timeout, timeout_).count()));
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  // a redirected assertion could land anywhere
@@ -138,7 +143,7 @@ class TokenHttp {
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
     const CURLcode rc = curl_easy_perform(c);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);  // `err` dies with this frame
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, nullptr);   // nor may the handle keep the form's address
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, nullptr);  // nor may the handle keep the form's address
     if (a.over_limit || rc == CURLE_OK) {
       curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a.status);
       return a;
@@ -220,7 +225,8 @@ std::string oauth_error(const std::string& body) {
   if (obj["error"].get(error) != simdjson::SUCCESS) {
     // Google's APIs (and the metadata server) nest it: {"error":{"message":..., "status":...}}.
     std::string_view message;
-    if (obj.at_pointer("/error/message").get(message) == simdjson::SUCCESS) return server_text(message);
+    if (obj.at_pointer("/error/message").get(message) == simdjson::SUCCESS)
+      return server_text(message);
     return "a JSON answer without \"error\"";
   }
   std::string out = server_text(error);
@@ -236,45 +242,53 @@ Fetched token_from_answer(const TokenAnswer& a, const Asker& asker) {
   const std::string status = std::to_string(a.status);
   if (a.status == 0 && !a.over_limit) {
     if (a.transient) {
-      throw Error(ErrorClass::transient, "cannot reach the OAuth2 token endpoint " + asker.endpoint + " for " +
-                                             asker.who + " (" + a.transport_error + "); krow retries");
+      throw Error(ErrorClass::transient, "cannot reach the OAuth2 token endpoint " +
+                                             asker.endpoint + " for " + asker.who + " (" +
+                                             a.transport_error + "); krow retries");
     }
-    throw Error(ErrorClass::fatal_run, "the OAuth2 token endpoint " + asker.endpoint + " for " + asker.who +
-                                           " could not be used (" + a.transport_error +
-                                           "): check the token_uri and this machine's CA certificates");
+    throw Error(ErrorClass::fatal_run,
+                "the OAuth2 token endpoint " + asker.endpoint + " for " + asker.who +
+                    " could not be used (" + a.transport_error +
+                    "): check the token_uri and this machine's CA certificates");
   }
   if (a.status >= 500 || a.status == 429) {
-    throw Error(ErrorClass::transient, "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
-                                           (a.over_limit ? std::string() : " (" + oauth_error(a.body) + ")") +
-                                           " for " + asker.who + "; krow retries");
+    throw Error(ErrorClass::transient,
+                "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
+                    (a.over_limit ? std::string() : " (" + oauth_error(a.body) + ")") + " for " +
+                    asker.who + "; krow retries");
   }
   if (a.over_limit) {
-    throw Error(ErrorClass::fatal_run, "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
-                                           " with more than " + std::to_string(kMaxTokenAnswerBytes / 1024) +
-                                           " KiB, which is no token answer: check that it is Google's token endpoint");
+    throw Error(ErrorClass::fatal_run,
+                "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
+                    " with more than " + std::to_string(kMaxTokenAnswerBytes / 1024) +
+                    " KiB, which is no token answer: check that it is Google's token endpoint");
   }
   if (a.status == 400 || a.status == 401 || a.status == 403 || a.status == 404) {
-    throw Error(ErrorClass::fatal_run, "BigQuery credentials refused: " + asker.who + " was refused by " +
-                                           asker.endpoint + " (HTTP " + status + ", " + oauth_error(a.body) + "). " +
-                                           asker.fix);
+    throw Error(ErrorClass::fatal_run, "BigQuery credentials refused: " + asker.endpoint +
+                                           " refused " + asker.who + " (HTTP " + status + ", " +
+                                           oauth_error(a.body) + "). " + asker.fix);
   }
   if (a.status != 200) {
-    throw Error(ErrorClass::fatal_run, "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
-                                           " for " + asker.who + ", not a token: check that it is Google's token endpoint");
+    throw Error(ErrorClass::fatal_run,
+                "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
+                    " for " + asker.who +
+                    ", not a token: check that it is Google's token endpoint");
   }
   simdjson::dom::parser parser;
   simdjson::dom::object obj;
   std::string_view token;
-  if (parser.parse(a.body).get(obj) != simdjson::SUCCESS || obj["access_token"].get(token) != simdjson::SUCCESS ||
-      token.empty()) {
+  if (parser.parse(a.body).get(obj) != simdjson::SUCCESS ||
+      obj["access_token"].get(token) != simdjson::SUCCESS || token.empty()) {
     throw Error(ErrorClass::fatal_run, "the OAuth2 token endpoint " + asker.endpoint +
-                                           " answered HTTP 200 without an access_token for " + asker.who +
+                                           " answered HTTP 200 without an access_token for " +
+                                           asker.who +
                                            ": check that it is Google's token endpoint");
   }
   for (unsigned char c : token) {  // it goes into a header line: nothing that could end or bend it
     if (c <= 0x20 || c >= 0x7f) {
-      throw Error(ErrorClass::fatal_run, "the OAuth2 token endpoint " + asker.endpoint +
-                                             " answered an access_token that is not header-safe text");
+      throw Error(ErrorClass::fatal_run,
+                  "the OAuth2 token endpoint " + asker.endpoint +
+                      " answered an access_token that is not header-safe text");
     }
   }
   Fetched f{Secret(std::string(token)), seconds(3600)};  // Google's tokens live an hour
@@ -304,7 +318,16 @@ class CachedTokenSource : public TokenSource {
   std::string authorization() final {
     const auto now = steady_clock::now();
     if (header_.empty() || invalidated_ || now + margin_ >= expires_) {
-      Fetched f = fetch();
+      Fetched f;
+      try {
+        f = fetch();
+      } catch (const Error& e) {
+        // An early refresh that meets an outage: the token in hand still works until it
+        // expires, and the next call tries again (as Google's client libraries do).
+        const bool still_good = !header_.empty() && !invalidated_ && now < expires_;
+        if (e.error_class() == ErrorClass::transient && still_good) return header_.reveal();
+        throw;
+      }
       // Counted from before the request: the token may have been issued a little later, never
       // earlier, so krow's idea of its expiry errs on the early side.
       expires_ = now + f.lifetime;
@@ -329,11 +352,14 @@ class CachedTokenSource : public TokenSource {
 
 std::string service_account_fix(const CredentialsFile& f) {
   return "Fix: the key may have been deleted, or its service account " + f.client_email +
-         " disabled or deleted. Check that the account is enabled (Google Cloud console: IAM & Admin → Service "
-         "accounts), make a new key there (the account → Keys → Add key → Create new key → JSON) and point "
-         "credentials at it instead of " +
+         " disabled or deleted. Check that the account is enabled (Google Cloud console: IAM & "
+         "Admin → Service "
+         "accounts), make a new key there (the account → Keys → Add key → Create new key → JSON) "
+         "and point "
+         "warehouse.credentials at it instead of " +
          f.path +
-         "; an \"Invalid JWT\" about the token's time (iat/exp) means this machine's clock is off: sync it (NTP, "
+         "; an \"Invalid JWT\" about the token's time (iat/exp) means this machine's clock is off: "
+         "sync it (NTP, "
          "chrony or timedatectl)";
 }
 
@@ -345,8 +371,8 @@ class ServiceAccountSource final : public CachedTokenSource {
         key_(load_rsa_private_key(file_.private_key, file_.path)),
         http_(timeout),
         description_(std::move(description)) {
-    asker_ = {"service account " + file_.client_email + " (key file " + file_.path + ")", file_.token_uri,
-              service_account_fix(file_)};
+    asker_ = {"service account " + file_.client_email + " (key file " + file_.path + ")",
+              file_.token_uri, service_account_fix(file_)};
   }
   std::string describe() const override { return description_; }
 
@@ -379,11 +405,15 @@ class AuthorizedUserSource final : public CachedTokenSource {
  public:
   AuthorizedUserSource(CredentialsFile file, milliseconds timeout, std::string origin)
       : file_(std::move(file)), http_(timeout) {
-    const std::string user = file_.account.empty() ? "user credentials" : "user credentials of " + file_.account;
-    description_ = "application default credentials (" + user + " from " + file_.path + ", " + origin + ")";
+    const std::string user =
+        file_.account.empty() ? "user credentials" : "user credentials of " + file_.account;
+    description_ =
+        "application default credentials (" + user + " from " + file_.path + ", " + origin + ")";
     asker_ = {user + " (file " + file_.path + ")", file_.token_uri,
-              "Fix: these credentials have expired or were revoked; run `gcloud auth application-default login` "
-              "again, or use a service-account key (GOOGLE_APPLICATION_CREDENTIALS or warehouse.credentials)"};
+              "Fix: these credentials have expired or were revoked; run `gcloud auth "
+              "application-default login` "
+              "again, or use a service-account key (GOOGLE_APPLICATION_CREDENTIALS or "
+              "warehouse.credentials)"};
   }
   std::string describe() const override { return description_; }
 
@@ -411,9 +441,12 @@ class MetadataServerSource final : public CachedTokenSource {
       : host_(std::move(host)), http_(timeout), timeout_(timeout) {
     url_ = "http://" + host_ + std::string(kMetadataTokenPath) + "?scopes=";
     append_form_value(url_, kBigQueryScope);
-    description_ = "application default credentials (metadata server " + host_ + ", service account " + account + ")";
-    asker_ = {"the service account " + account + " of this VM or workload", "http://" + host_ + std::string(kMetadataTokenPath),
-              "Fix: give the VM (or the GKE workload, through Workload Identity) a service account with the "
+    description_ = "application default credentials (metadata server " + host_ +
+                   ", service account " + account + ")";
+    asker_ = {"the service account " + account + " of this VM or workload",
+              "http://" + host_ + std::string(kMetadataTokenPath),
+              "Fix: give the VM (or the GKE workload, through Workload Identity) a service account "
+              "with the "
               "BigQuery scope (cloud-platform or bigquery), or use a service-account key "
               "(GOOGLE_APPLICATION_CREDENTIALS or warehouse.credentials)"};
   }
@@ -430,43 +463,50 @@ class MetadataServerSource final : public CachedTokenSource {
   Asker asker_;
 };
 
-std::unique_ptr<TokenSource> from_file(const std::string& path, const std::string& setting, milliseconds timeout,
-                                       bool adc, const std::string& origin) {
+std::unique_ptr<TokenSource> from_file(const std::string& path, const std::string& setting,
+                                       milliseconds timeout, bool adc, const std::string& origin) {
   CredentialsFile f = read_credentials_file(path, setting);
   if (f.kind == CredentialsFile::Kind::authorized_user) {
     if (!adc) {
-      throw Error(ErrorClass::config,
-                  "credentials '" + path +
-                      "' holds user credentials (type authorized_user), not a service-account key: give a "
-                      "service-account JSON key file, or write credentials: adc to use gcloud's user credentials");
+      throw Error(
+          ErrorClass::config,
+          "warehouse.credentials '" + path +
+              "' holds user credentials (type authorized_user), not a service-account key: give a "
+              "service-account JSON key file, or write warehouse.credentials: adc to use gcloud's "
+              "user credentials");
     }
     return std::make_unique<AuthorizedUserSource>(std::move(f), timeout, origin);
   }
   const std::string description =
-      adc ? "application default credentials (service account " + f.client_email + ", key file " + path + ", " + origin + ")"
+      adc ? "application default credentials (service account " + f.client_email + ", key file " +
+                path + ", " + origin + ")"
           : "service account " + f.client_email + " (key file " + path + ")";
   return std::make_unique<ServiceAccountSource>(std::move(f), timeout, description);
 }
 
 // The metadata server's service account email, or nullopt with `why` when none answers like
 // one (no GCE/GKE here). Asked once, with a short timeout, as Google's libraries do.
-std::optional<std::string> probe_metadata_server(const std::string& host, milliseconds timeout, std::string& why) {
+std::optional<std::string> probe_metadata_server(const std::string& host, milliseconds timeout,
+                                                 std::string& why) {
   const milliseconds probe_timeout = std::min(timeout, milliseconds(3000));
   TokenHttp http(probe_timeout);
-  TokenAnswer a = http.get_metadata("http://" + host + std::string(kMetadataEmailPath), milliseconds(1000));
+  TokenAnswer a =
+      http.get_metadata("http://" + host + std::string(kMetadataEmailPath), milliseconds(1000));
   if (a.status == 0) {
     why = a.over_limit ? "an over-long answer" : a.transport_error;
     return std::nullopt;
   }
   if (!a.metadata_flavor) {
-    why = "HTTP " + std::to_string(a.status) + " without the Metadata-Flavor: Google header, so not a metadata server";
+    why = "HTTP " + std::to_string(a.status) +
+          " without the Metadata-Flavor: Google header, so not a metadata server";
     return std::nullopt;
   }
   if (a.status == 404) {
-    throw Error(ErrorClass::config, "credentials: adc found the metadata server " + host +
-                                        ", but it has no service account for this VM or workload: attach one (with the "
-                                        "BigQuery or cloud-platform scope), or use a service-account key. " +
-                                        kAdcHowTo);
+    throw Error(ErrorClass::config,
+                "warehouse.credentials: adc found the metadata server " + host +
+                    ", but it has no service account for this VM or workload: attach one (with the "
+                    "BigQuery or cloud-platform scope), or use a service-account key. " +
+                    kAdcHowTo);
   }
   if (a.status != 200) {
     why = "HTTP " + std::to_string(a.status);
@@ -489,15 +529,18 @@ std::unique_ptr<TokenSource> application_default(milliseconds timeout, const Adc
                        "gcloud's well-known file");
     }
   }
-  const std::string host = env.metadata_host.empty() ? std::string(kDefaultMetadataHost) : env.metadata_host;
+  const std::string host =
+      env.metadata_host.empty() ? std::string(kDefaultMetadataHost) : env.metadata_host;
   std::string why;
   if (auto account = probe_metadata_server(host, timeout, why)) {
     return std::make_unique<MetadataServerSource>(host, *account, timeout);
   }
-  throw Error(ErrorClass::config,
-              "credentials: adc found no application default credentials: GOOGLE_APPLICATION_CREDENTIALS is not set, " +
-                  (well_known.empty() ? std::string("HOME is not set") : well_known + " does not exist") +
-                  ", and no GCE/GKE metadata server answered at " + host + " (" + why + "). " + kAdcHowTo);
+  throw Error(
+      ErrorClass::config,
+      "warehouse.credentials: adc found no application default credentials: "
+      "GOOGLE_APPLICATION_CREDENTIALS is not set, " +
+          (well_known.empty() ? std::string("HOME is not set") : well_known + " does not exist") +
+          ", and no GCE/GKE metadata server answered at " + host + " (" + why + "). " + kAdcHowTo);
 }
 
 // A token_uri krow may send an assertion to: https anywhere, plain http only to this machine
@@ -529,21 +572,23 @@ AdcEnvironment AdcEnvironment::from_process() {
   return {env("GOOGLE_APPLICATION_CREDENTIALS"), env("HOME"), env("GCE_METADATA_HOST")};
 }
 
-CredentialsFile parse_credentials_file(std::string_view json, const std::string& path, const std::string& setting) {
+CredentialsFile parse_credentials_file(std::string_view json, const std::string& path,
+                                       const std::string& setting) {
   const std::string named = setting + " '" + path + "'";
   auto bad = [&](const std::string& what) {
-    return Error(ErrorClass::config,
-                 named + " " + what +
-                     ": it must be a JSON key file as Google Cloud writes it (IAM & Admin → Service accounts → the "
-                     "account → Keys → Add key → Create new key → JSON)");
+    return Error(ErrorClass::config, named + " " + what +
+                                         ": it must be a JSON key file as Google Cloud writes it "
+                                         "(IAM & Admin → Service accounts → the "
+                                         "account → Keys → Add key → Create new key → JSON)");
   };
   simdjson::dom::parser parser;
   simdjson::dom::object obj;
   simdjson::padded_string padded(json);
   if (auto err = parser.parse(padded).get(obj); err) {
     // simdjson's message names the kind of fault, never the text around it.
-    throw bad(err == simdjson::INCORRECT_TYPE ? "is JSON but not an object"
-                                              : std::string("is not JSON (") + simdjson::error_message(err) + ")");
+    throw bad(err == simdjson::INCORRECT_TYPE
+                  ? "is JSON but not an object"
+                  : std::string("is not JSON (") + simdjson::error_message(err) + ")");
   }
   // A field's text; a field that is absent, empty or not a string is named in the error.
   auto field = [&](const char* name, bool required) -> std::string {
@@ -553,7 +598,8 @@ CredentialsFile parse_credentials_file(std::string_view json, const std::string&
       return {};
     }
     std::string_view v;
-    if (e.get(v) != simdjson::SUCCESS) throw bad("has a \"" + std::string(name) + "\" that is not a string");
+    if (e.get(v) != simdjson::SUCCESS)
+      throw bad("has a \"" + std::string(name) + "\" that is not a string");
     if (v.empty() && required) throw bad("has an empty \"" + std::string(name) + "\"");
     return std::string(v);
   };
@@ -575,32 +621,38 @@ CredentialsFile parse_credentials_file(std::string_view json, const std::string&
     f.account = field("account", false);
     f.token_uri = field("token_uri", false);
   } else {
-    throw Error(ErrorClass::config,
-                named + " is a credentials file of type \"" + server_text(type) +
-                    "\", which krow does not support: use a service-account JSON key (type service_account) or the "
-                    "user credentials of `gcloud auth application-default login` (type authorized_user)");
+    throw Error(
+        ErrorClass::config,
+        named + " is a credentials file of type \"" + server_text(type) +
+            "\", which krow does not support: use a service-account JSON key (type "
+            "service_account) or the "
+            "user credentials of `gcloud auth application-default login` (type authorized_user)");
   }
   if (f.token_uri.empty()) f.token_uri = std::string(kGoogleTokenUri);
   if (!acceptable_token_uri(f.token_uri)) {
-    throw bad("has a token_uri that is neither https:// nor http:// to this machine (krow sends a signed credential "
-              "there)");
+    throw bad(
+        "has a token_uri that is neither https:// nor http:// to this machine (krow sends a signed "
+        "credential "
+        "there)");
   }
   return f;
 }
 
 CredentialsFile read_credentials_file(const std::string& path, const std::string& setting) {
-  require_readable_file(path, setting, "a service-account JSON key file (or credentials: adc)");
+  require_readable_file(path, setting, "a service-account JSON key file (or be adc)");
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxCredentialsFileBytes) {
-    throw Error(ErrorClass::config, setting + " '" + path + "' is " + with_thousands(size) +
-                                        " bytes, too large for a credentials file: it must name a service-account JSON "
-                                        "key file");
+    throw Error(ErrorClass::config,
+                setting + " '" + path + "' is " + with_thousands(size) +
+                    " bytes, too large for a credentials file: it must name a service-account JSON "
+                    "key file");
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buf;
   buf << in.rdbuf();
-  if (!in && !in.eof()) throw Error(ErrorClass::config, setting + " '" + path + "' could not be read");
+  if (!in && !in.eof())
+    throw Error(ErrorClass::config, setting + " '" + path + "' could not be read");
   std::string text = std::move(buf).str();
   // The file's text holds the private key: wiped however parsing ends.
   struct Wipe {
@@ -615,13 +667,15 @@ std::unique_ptr<TokenSource> make_token_source(const std::string& credentials, m
   if (credentials == "none") return std::make_unique<NoAuth>();
   if (credentials == "adc") return application_default(timeout, adc);
   if (credentials.empty()) {
-    throw Error(ErrorClass::config,
-                "warehouse.credentials is empty: give the path of a service-account JSON key file, or adc");
+    throw Error(
+        ErrorClass::config,
+        "warehouse.credentials is empty: give the path of a service-account JSON key file, or adc");
   }
-  return from_file(credentials, "credentials", timeout, false, "");
+  return from_file(credentials, "warehouse.credentials", timeout, false, "");
 }
 
-std::unique_ptr<TokenSource> make_token_source(const std::string& credentials, milliseconds timeout) {
+std::unique_ptr<TokenSource> make_token_source(const std::string& credentials,
+                                               milliseconds timeout) {
   return make_token_source(credentials, timeout, AdcEnvironment::from_process());
 }
 

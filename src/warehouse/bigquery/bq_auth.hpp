@@ -34,11 +34,14 @@ class TokenSource {
   // Throws Error(ErrorClass::fatal_run) when the credentials are refused (names the file and
   // the fix, never the key or the token), Error(ErrorClass::transient) when the token
   // endpoint cannot be reached or answers 5xx/429.
+  // (A refresh that fails transiently within the margin, while the token in hand has not
+  // expired, returns that token; the next call tries again.)
   virtual std::string authorization() = 0;
   // The API answered 401 to the last token: the next authorization() fetches a new one.
   virtual void invalidate() = 0;
-  // For messages and `krow doctor`: "service account krow@p.iam.gserviceaccount.com (key file /x.json)",
-  // "application default credentials (...which kind...)", "no authentication (emulator endpoint)". Never a secret.
+  // For messages and `krow doctor`: "service account krow@p.iam.gserviceaccount.com (key file
+  // /x.json)", "application default credentials (...which kind...)", "no authentication (emulator
+  // endpoint)". Never a secret.
   virtual std::string describe() const = 0;
 };
 
@@ -48,7 +51,8 @@ class TokenSource {
 // naming the file and what is wrong (never echoing the private key).
 // `timeout` bounds each token request (connect and answer). With "adc" and no credentials
 // file, this asks the metadata server once (at most about a second when there is none).
-std::unique_ptr<TokenSource> make_token_source(const std::string& credentials, std::chrono::milliseconds timeout);
+std::unique_ptr<TokenSource> make_token_source(const std::string& credentials,
+                                               std::chrono::milliseconds timeout);
 
 // What application default credentials are looked up from; from_process() reads the
 // environment (GOOGLE_APPLICATION_CREDENTIALS, HOME, GCE_METADATA_HOST). Tests pass their own.
@@ -58,7 +62,8 @@ struct AdcEnvironment {
   std::string metadata_host;     // host[:port] of the metadata server
   static AdcEnvironment from_process();
 };
-std::unique_ptr<TokenSource> make_token_source(const std::string& credentials, std::chrono::milliseconds timeout,
+std::unique_ptr<TokenSource> make_token_source(const std::string& credentials,
+                                               std::chrono::milliseconds timeout,
                                                const AdcEnvironment& adc);
 
 // How long before its expiry a token is replaced: five minutes, or half the token's lifetime
@@ -84,10 +89,11 @@ struct CredentialsFile {
 };
 
 // Parses the text of credentials file `path`. `setting` says who named the file, for
-// messages ("credentials:", "GOOGLE_APPLICATION_CREDENTIALS"). Throws Error(config) naming
+// messages ("warehouse.credentials", "GOOGLE_APPLICATION_CREDENTIALS"). Throws Error(config) naming
 // the file and what is wrong: not JSON, a missing field, an unsupported "type", a token_uri
 // that is neither https nor a loopback http address. Never echoes the file's values.
-CredentialsFile parse_credentials_file(std::string_view json, const std::string& path, const std::string& setting);
+CredentialsFile parse_credentials_file(std::string_view json, const std::string& path,
+                                       const std::string& setting);
 
 // Reads and parses `path` (at most 1 MiB); Error(config) when it is missing or unreadable.
 CredentialsFile read_credentials_file(const std::string& path, const std::string& setting);

@@ -32,7 +32,9 @@ std::string openssl_reason() {
 
 // A PEM password callback that supplies none: without it, OpenSSL would prompt on the terminal
 // for the passphrase of an encrypted key, and a sync would hang there.
-int no_passphrase(char*, int, int, void*) { return 0; }
+int no_passphrase(char*, int, int, void*) {
+  return 0;
+}
 
 int64_t unix_seconds(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
@@ -45,8 +47,10 @@ void append_base64url(std::string& out, std::string_view data) {
   append_base64(out, data.data(), data.size());
   while (out.size() > start && out.back() == '=') out.pop_back();
   for (size_t i = start; i < out.size(); ++i) {
-    if (out[i] == '+') out[i] = '-';
-    else if (out[i] == '/') out[i] = '_';
+    if (out[i] == '+')
+      out[i] = '-';
+    else if (out[i] == '/')
+      out[i] = '_';
   }
 }
 
@@ -63,10 +67,14 @@ std::string decode_base64url(std::string_view text, bool& ok) {
   standard.reserve(text.size() + 2);
   for (char c : text) {
     const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (plain) standard.push_back(c);
-    else if (c == '-') standard.push_back('+');
-    else if (c == '_') standard.push_back('/');
-    else return {};  // padding, whitespace or a standard-alphabet '+' '/' are not base64url
+    if (plain)
+      standard.push_back(c);
+    else if (c == '-')
+      standard.push_back('+');
+    else if (c == '_')
+      standard.push_back('/');
+    else
+      return {};  // padding, whitespace or a standard-alphabet '+' '/' are not base64url
   }
   while (standard.size() % 4 != 0) standard.push_back('=');
   auto bytes = decode_base64(standard);
@@ -77,22 +85,27 @@ std::string decode_base64url(std::string_view text, bool& ok) {
 
 Pkey load_rsa_private_key(const Secret& pem, const std::string& file) {
   const std::string& text = pem.reveal();
-  if (text.size() > INT_MAX) throw Error(ErrorClass::config, "the private_key of " + file + " is too large to be a key");
+  if (text.size() > INT_MAX)
+    throw Error(ErrorClass::config, "the private_key of " + file + " is too large to be a key");
   std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
-  if (!bio) throw Error(ErrorClass::fatal_run, "OpenSSL could not allocate a buffer for the key of " + file);
+  if (!bio)
+    throw Error(ErrorClass::fatal_run,
+                "OpenSSL could not allocate a buffer for the key of " + file);
   Pkey key(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
   if (!key) {
-    throw Error(ErrorClass::config,
-                "the private_key of the service-account key file " + file + " is not a readable PEM private key (" +
-                    openssl_reason() +
-                    "): the file is damaged or edited. Download a new JSON key (Google Cloud console: IAM & Admin → "
-                    "Service accounts → the account → Keys → Add key → Create new key → JSON) and point credentials: at "
-                    "it");
+    throw Error(ErrorClass::config, "the private_key of the service-account key file " + file +
+                                        " is not a readable PEM private key (" + openssl_reason() +
+                                        "): the file is damaged or edited. Download a new JSON key "
+                                        "(Google Cloud console: IAM & Admin → "
+                                        "Service accounts → the account → Keys → Add key → Create "
+                                        "new key → JSON) and point warehouse.credentials at "
+                                        "it");
   }
   if (EVP_PKEY_base_id(key.get()) != EVP_PKEY_RSA) {
-    throw Error(ErrorClass::config, "the private_key of the service-account key file " + file +
-                                        " is not an RSA key; Google signs service-account tokens with RS256 only. "
-                                        "Download a JSON key for the account from the Google Cloud console");
+    throw Error(ErrorClass::config,
+                "the private_key of the service-account key file " + file +
+                    " is not an RSA key; Google signs service-account tokens with RS256 only. "
+                    "Download a JSON key for the account from the Google Cloud console");
   }
   return key;
 }
@@ -126,13 +139,16 @@ Secret sign_jwt(const JwtClaims& claims, EVP_PKEY* key) {
   std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
   size_t size = 0;
   if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key) != 1 ||
-      EVP_DigestSign(ctx.get(), nullptr, &size, reinterpret_cast<const unsigned char*>(jwt.data()), jwt.size()) != 1) {
-    throw Error(ErrorClass::fatal_run, "OpenSSL could not sign the token request (" + openssl_reason() + ")");
+      EVP_DigestSign(ctx.get(), nullptr, &size, reinterpret_cast<const unsigned char*>(jwt.data()),
+                     jwt.size()) != 1) {
+    throw Error(ErrorClass::fatal_run,
+                "OpenSSL could not sign the token request (" + openssl_reason() + ")");
   }
   std::string signature(size, '\0');
   if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(signature.data()), &size,
                      reinterpret_cast<const unsigned char*>(jwt.data()), jwt.size()) != 1) {
-    throw Error(ErrorClass::fatal_run, "OpenSSL could not sign the token request (" + openssl_reason() + ")");
+    throw Error(ErrorClass::fatal_run,
+                "OpenSSL could not sign the token request (" + openssl_reason() + ")");
   }
   signature.resize(size);
   jwt += '.';

@@ -39,7 +39,7 @@ struct JwtClaims {
   std::string scope;     // scope: space-separated OAuth2 scopes
   std::string audience;  // aud: the token endpoint the assertion is sent to
   std::chrono::system_clock::time_point issued_at;  // iat; exp is iat + lifetime
-  std::chrono::seconds lifetime{3600};  // Google accepts at most one hour
+  std::chrono::seconds lifetime{3600};              // Google accepts at most one hour
 };
 
 // The compact JWS "<header>.<claims>.<signature>", signed RS256 (EVP_DigestSign, SHA-256)
