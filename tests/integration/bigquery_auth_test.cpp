@@ -7,16 +7,11 @@
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
 #include <simdjson.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -29,11 +24,10 @@
 #include <thread>
 #include <vector>
 
+#include "child_server.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
 #include "warehouse/bigquery/bq_auth.hpp"
-
-extern char** environ;
 
 namespace krow::bigquery {
 namespace {
@@ -53,75 +47,19 @@ std::string python_path() {
   return services + "/bq/bin/python";
 }
 
-// Owns one token_server.py process: started by the constructor with `args`, stopped by the
-// destructor whatever the test did (stdin closed, SIGTERM, then SIGKILL if it lingers). A test
-// process that dies closes the server's stdin, which stops it too.
-class TokenServer {
+// One token_server.py process with `args`, stopped with its test (child_server.hpp).
+class TokenServer : public ChildServer {
  public:
-  TokenServer(const std::string& python, std::vector<std::string> args) {
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
-      throw std::runtime_error("pipe2 failed");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    args.insert(args.begin(),
-                {python, std::string(KROW_SOURCE_DIR) + "/tests/bigquery/token_server.py"});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int rc = posix_spawn(&pid_, python.c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(in[0]);
-    close(out[1]);
-    stdin_ = in[1];
-    if (rc != 0) {
-      close(out[0]);
-      pid_ = -1;
-      throw std::runtime_error("cannot start " + python + " token_server.py");
-    }
-    port_ = read_port(out[0]);
-    close(out[0]);
-  }
-  ~TokenServer() {
-    if (stdin_ >= 0) close(stdin_);
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    for (int i = 0; i < 50; ++i) {  // up to 5 s, then no more patience
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(100ms);
-    }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
-  TokenServer(const TokenServer&) = delete;
-  TokenServer& operator=(const TokenServer&) = delete;
-
-  int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  TokenServer(const std::string& python, std::vector<std::string> args)
+      : ChildServer(with_script(python, std::move(args))) {}
 
  private:
-  static int read_port(int fd) {
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd, POLLIN, 0};
-      if (poll(&p, 1, 200) <= 0) continue;
-      char buf[64];
-      const ssize_t n = read(fd, buf, sizeof buf);
-      if (n <= 0) break;
-      line.append(buf, static_cast<size_t>(n));
-    }
-    const int port = std::atoi(line.c_str());
-    if (port <= 0)
-      throw std::runtime_error("token_server.py did not print its port (got '" + line + "')");
-    return port;
+  static std::vector<std::string> with_script(const std::string& python,
+                                              std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {python, std::string(KROW_SOURCE_DIR) + "/tests/bigquery/token_server.py"});
+    return args;
   }
-
-  pid_t pid_ = -1;
-  int stdin_ = -1;
-  int port_ = 0;
 };
 
 struct HttpResult {

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+#include "util/curl_errors.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
 #include "util/text.hpp"
@@ -149,21 +150,7 @@ class TokenHttp {
       return a;
     }
     a.transport_error = err[0] ? err : curl_easy_strerror(rc);
-    switch (rc) {
-      case CURLE_COULDNT_RESOLVE_HOST:
-      case CURLE_COULDNT_RESOLVE_PROXY:
-      case CURLE_COULDNT_CONNECT:
-      case CURLE_OPERATION_TIMEDOUT:
-      case CURLE_SEND_ERROR:
-      case CURLE_RECV_ERROR:
-      case CURLE_GOT_NOTHING:
-      case CURLE_PARTIAL_FILE:
-      case CURLE_SSL_CONNECT_ERROR:
-        a.transient = true;
-        break;
-      default:  // certificate or host name mismatch, malformed URL...: setup errors, not outages
-        break;
-    }
+    a.transient = curl_failure_is_transient(rc);
     return a;
   }
 
@@ -292,12 +279,11 @@ Fetched token_from_answer(const TokenAnswer& a, const Asker& asker) {
     }
   }
   Fetched f{Secret(std::string(token)), seconds(3600)};  // Google's tokens live an hour
-  int64_t expires_in = 0;
-  double expires_in_double = 0;
-  if (obj["expires_in"].get(expires_in) == simdjson::SUCCESS) {
-    f.lifetime = seconds(std::max<int64_t>(expires_in, 0));
-  } else if (obj["expires_in"].get(expires_in_double) == simdjson::SUCCESS) {
-    f.lifetime = milliseconds(static_cast<int64_t>(std::max(expires_in_double, 0.0) * 1000));
+  // Bounded to a day (Google's live at most 12 hours), so that no answer can overflow the clock.
+  constexpr double kMaxLifetimeS = 86400;
+  double expires_in = 0;
+  if (obj["expires_in"].get(expires_in) == simdjson::SUCCESS) {  // an integer converts too
+    f.lifetime = milliseconds(static_cast<int64_t>(std::clamp(expires_in, 0.0, kMaxLifetimeS) * 1000));
   }
   return f;
 }
