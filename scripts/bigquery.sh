@@ -2,14 +2,15 @@
 # Local BigQuery-API emulator for krow's BigQuery tests: PyPI's bqemulator (REST and Storage
 # API gRPC, DuckDB-backed, in memory), in a Python virtual environment, no Docker, offline.
 #
-#   scripts/bigquery.sh start|stop|status
+#   scripts/bigquery.sh start|stop|status|reset
 #   scripts/bigquery.sh url        # prints the REST endpoint clients use
 #
 # Endpoints, all on 127.0.0.1, project krow-test, no authentication:
 #   REST  $KROW_BIGQUERY_PORT      (9050)  http://127.0.0.1:9050/bigquery/v2/projects/krow-test/...
 #                                          (also the upload endpoint, /upload/bigquery/v2/...)
 #   gRPC  $KROW_BIGQUERY_GRPC_PORT (9060)  Storage Read and Write APIs
-# Every start begins with an empty emulator (ephemeral storage).
+# Data is kept in a DuckDB file under <services>/bigquery/data across restarts (as BigQuery
+# keeps it across an outage); `scripts/bigquery.sh reset` (stopped) empties it.
 #
 # Everything (venv, private HOME with DuckDB's spatial extension, upload staging, logs) lives
 # under <services>, which is $KROW_SERVICES_DIR or <repo>/.services: the venv in <services>/bq
@@ -67,7 +68,7 @@ start() {
   done
   local py; py=$(bash "$root/tests/reference/setup_venv.sh" "$root/scripts/bigquery/requirements.txt" bq)
   local venv; venv=$(dirname "$(dirname "$py")")
-  mkdir -p "$logs" "$home" "$bdir/uploads"
+  mkdir -p "$logs" "$home" "$bdir/uploads" "$bdir/data"
   # DuckDB looks for extensions under $HOME/.duckdb/extensions/<version>/<platform>/.
   local ext; ext=$("$py" -c 'import duckdb_extension_spatial, pathlib; p = pathlib.Path(duckdb_extension_spatial.__file__).parent; print(next(p.rglob("spatial.duckdb_extension")))') ||
     die "no spatial.duckdb_extension in the duckdb-extension-spatial package of $venv"
@@ -81,7 +82,7 @@ start() {
   log "starting bqemulator on $(url) (gRPC $host:$grpc_port, project $project; log $logs/bqemulator.log)"
   HOME=$home BQEMU_UPLOAD_STAGING_DIR="$bdir/uploads" setsid "$venv/bin/bqemulator" start \
     --rest-host "$host" --rest-port "$port" --grpc-host "$host" --grpc-port "$grpc_port" \
-    --project "$project" --ephemeral --log-level warning >"$logs/bqemulator.log" 2>&1 </dev/null &
+    --project "$project" --persistent --data-dir "$bdir/data" --log-level warning >"$logs/bqemulator.log" 2>&1 </dev/null &
   echo $! >"$pidfile"
   local pid=$!
   until answers; do
@@ -137,5 +138,9 @@ case ${1:-} in
   stop) stop ;;
   status) status ;;
   url) url ;;
-  *) echo "usage: $0 start|stop|status|url" >&2; exit 2 ;;
+  reset)
+    running_pid >/dev/null && die "stop the emulator before resetting it"
+    rm -rf "$bdir/data" "$bdir/uploads"
+    log "emptied" ;;
+  *) echo "usage: $0 start|stop|status|url|reset" >&2; exit 2 ;;
 esac

@@ -90,11 +90,15 @@ void read_warehouse(const ManifestReader& r, const YAML::Node& node, WarehouseCo
   const Section section(r, node, "warehouse");
   if (!node.IsMap()) r.fail(node, "warehouse must be a mapping of keys to values");
   if (section.has("type")) w.type = section.one_of("type", warehouse_types());
-  if (section.has("schema")) {
-    w.schema = section.text("schema");
+  // BigQuery calls the schema a dataset: either key names it there.
+  const char* schema_key = w.type == "bigquery" && section.has("dataset") ? "dataset" : "schema";
+  if (w.type == "bigquery" && section.has("dataset") && section.has("schema"))
+    section.fail("schema", "warehouse.schema and warehouse.dataset name the same thing: keep dataset");
+  if (section.has(schema_key)) {
+    w.schema = section.text(schema_key);
     static const std::regex ok(R"(^[A-Za-z_][A-Za-z0-9_]{0,62}$)");
     if (!std::regex_match(w.schema, ok))
-      section.fail("schema", "warehouse.schema must be a plain identifier (letters, digits, _; at most 63), not '" +
+      section.fail(schema_key, std::string("warehouse.") + schema_key + " must be a plain identifier (letters, digits, _; at most 63), not '" +
                                  w.schema + "'");
   }
   if (section.has("retry_timeout")) w.retry_timeout_s = static_cast<int>(section.size("retry_timeout", 1, 86400));

@@ -80,6 +80,7 @@ class Section {
   std::string required_text(const std::string& key, const std::string& example) const;
   Secret secret(const std::string& key) const { return Secret(text(key)); }
   bool boolean(const std::string& key) const { return reader_.boolean(node_[key], key); }
+  std::vector<std::string> list(const std::string& key) const { return reader_.list(node_[key], key); }
   int64_t size(const std::string& key, int64_t min, int64_t max) const { return reader_.size(node_[key], key, min, max); }
   std::string one_of(const std::string& key, const std::vector<std::string>& choices) const {
     return reader_.one_of(node_[key], key, choices);

@@ -1,6 +1,8 @@
 #include "warehouse/adapters.hpp"
 
 #include "util/error.hpp"
+#include "warehouse/bigquery/bigquery_warehouse.hpp"
+#include "warehouse/bigquery/bq_settings.hpp"
 #include "warehouse/duckdb_adapter/duckdb_checkup.hpp"
 #include "warehouse/duckdb_adapter/duckdb_settings.hpp"
 #include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
@@ -11,19 +13,21 @@
 namespace krow {
 
 const std::vector<std::string>& warehouse_types() {
-  static const std::vector<std::string> types{"duckdb", "postgres"};
+  static const std::vector<std::string> types{"duckdb", "postgres", "bigquery"};
   return types;
 }
 
 std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& type, const Section& section,
                                                                 const std::vector<std::string>& common) {
   if (type == "postgres") return parse_postgres_settings(section, common);
+  if (type == "bigquery") return parse_bigquery_settings(section, common);
   return parse_duckdb_settings(section, common);
 }
 
 std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode) {
   if (config.type == "duckdb") return std::make_unique<DuckDBWarehouse>(config, sync_id, mode);
   if (config.type == "postgres") return std::make_unique<PostgresWarehouse>(config, sync_id, mode);
+  if (config.type == "bigquery") return std::make_unique<BigQueryWarehouse>(config, sync_id, mode);
   throw Error(ErrorClass::config, "warehouse type '" + config.type + "' is not supported");
 }
 

@@ -14,7 +14,7 @@
 
 namespace krow {
 
-// The types a manifest may name: duckdb (the default), postgres.
+// The types a manifest may name: duckdb (the default), postgres, bigquery.
 const std::vector<std::string>& warehouse_types();
 
 // Parses the adapter's keys of the `warehouse` section; `common` are the keys every adapter

@@ -1,0 +1,590 @@
+#include "warehouse/bigquery/bigquery_warehouse.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <random>
+
+#include "rows/row_contract.hpp"
+#include "util/error.hpp"
+#include "util/text.hpp"
+#include "warehouse/sql_text.hpp"
+
+namespace krow {
+
+using bigquery::Field;
+using bigquery::Param;
+
+namespace {
+
+// How long a sync's lease lasts without a batch renewing it. A sync whose holder died on
+// this host is taken over at once; one on another host, after this.
+constexpr int kLeaseSeconds = 600;
+// Load and staging tables that krow could not drop expire after this.
+constexpr int64_t kLoadTableLifeMs = 24 * 3600 * 1000;
+constexpr int64_t kStagingLifeMs = 7 * kLoadTableLifeMs;
+
+const char* bigquery_type(rows::LogicalType t) {
+  switch (t) {
+    case rows::LogicalType::text: return "STRING";
+    case rows::LogicalType::int32:
+    case rows::LogicalType::int64: return "INT64";
+    case rows::LogicalType::timestamp: return "TIMESTAMP";
+    case rows::LogicalType::json: return "JSON";
+    case rows::LogicalType::boolean: return "BOOL";
+  }
+  return "STRING";
+}
+
+// The row contract's columns in BigQuery types.
+std::vector<Field> row_fields() {
+  std::vector<Field> out;
+  for (const auto& c : rows::kColumns) out.push_back({std::string(c.name), bigquery_type(c.type), !c.nullable});
+  return out;
+}
+
+// A load table's columns: the row contract's, with JSON as text (it becomes JSON inside the
+// transaction, where a value BigQuery refuses can still become a decode_error) and the
+// timestamp as milliseconds (no text format to agree on).
+std::vector<Field> load_fields() {
+  std::vector<Field> out;
+  for (const auto& c : rows::kColumns) {
+    const char* type = c.type == rows::LogicalType::json        ? "STRING"
+                       : c.type == rows::LogicalType::timestamp ? "INT64"
+                                                                : bigquery_type(c.type);
+    out.push_back({std::string(c.name), type, !c.nullable});
+  }
+  return out;
+}
+
+std::string column_list() {
+  std::string out;
+  for (const auto& c : rows::kColumns) out += (out.empty() ? "" : ", ") + std::string("`") + std::string(c.name) + "`";
+  return out;
+}
+
+// A SELECT of a load table's rows in the row tables' types. Text that BigQuery's JSON type
+// refuses (SAFE.PARSE_JSON gives NULL) is kept as a JSON string, as PostgreSQL's adapter
+// keeps what jsonb refuses.
+std::string converted_rows(const std::string& load_table) {
+  const std::string note_value =
+      "BigQuery's JSON type cannot hold the value exactly (a number beyond its range?): stored as its JSON text in a "
+      "JSON string";
+  const std::string note_headers =
+      "BigQuery's JSON type cannot hold the headers exactly: stored as their JSON text in a JSON string";
+  auto note = [](const std::string& refused, const std::string& text) {
+    return "IF(" + refused + ", " + quote_literal(text) + ", NULL)";
+  };
+  const std::string value_refused = "(l.value IS NOT NULL AND l.parsed_value IS NULL)";
+  const std::string headers_refused = "(l.headers IS NOT NULL AND l.parsed_headers IS NULL)";
+  std::string sql = "SELECT l.id, l.kafka_topic_id, l.kafka_partition, l.kafka_offset, "
+                    "TIMESTAMP_MILLIS(l.kafka_timestamp), l.kafka_timestamp_type, l.key, l.key_format, "
+                    "l.key_schema_id, COALESCE(l.parsed_value, TO_JSON(l.value)), IF(" + value_refused +
+                    ", 'string', l.value_format), l.value_schema_id, l.value_base64, l.value_size_bytes, "
+                    "COALESCE(l.parsed_headers, TO_JSON(l.headers)), l.is_tombstone, "
+                    "NULLIF(ARRAY_TO_STRING([l.decode_error, " + note(value_refused, note_value) + ", " +
+                    note(headers_refused, note_headers) + "], '; '), '') "
+                    "FROM (SELECT *, SAFE.PARSE_JSON(value) AS parsed_value, SAFE.PARSE_JSON(headers) AS "
+                    "parsed_headers FROM " + load_table + ") AS l";
+  return sql;
+}
+
+// `text` as a GoogleSQL string literal; krow passes only its own names and IDs this way
+// (Kafka topic names and IDs, table names), everything else as query parameters.
+std::string literal(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+// `ranges` as an UNNEST of structs r (topic_id, kafka_partition, lo, hi) and the condition
+// that matches the rows of table alias t in them.
+std::pair<std::string, std::string> unnest_ranges(const std::vector<OffsetRange>& ranges) {
+  std::string values = "UNNEST([STRUCT<topic_id STRING, kafka_partition INT64, lo INT64, hi INT64>";
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const auto& r = ranges[i];
+    values += (i ? ", (" : "(") + literal(r.topic_id.str()) + ", " + std::to_string(r.partition.value()) + ", " +
+              std::to_string(r.from.value()) + ", " + std::to_string(r.to.value()) + ")";
+  }
+  return {values + "]) AS r",
+          "t.kafka_topic_id = r.topic_id AND t.kafka_partition = r.kafka_partition AND t.kafka_offset >= r.lo AND "
+          "t.kafka_offset < r.hi"};
+}
+
+std::string location_suffix(const std::string& location) {
+  std::string out;
+  for (char c : lower_ascii(location)) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return out;
+}
+
+std::string this_host() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+bool alive(int64_t pid) {
+  if (pid <= 0 || pid > INT_MAX) return false;
+  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::string BigQueryWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
+  using columns::ColumnType;
+  switch (column.type) {
+    case ColumnType::boolean: return "BOOL";
+    case ColumnType::int32:
+    case ColumnType::int64: return "INT64";
+    case ColumnType::uint64: return "BIGNUMERIC";
+    case ColumnType::float32:
+    case ColumnType::float64: return "FLOAT64";
+    case ColumnType::decimal:
+      if (column.precision - column.scale <= 29 && column.scale <= 9) return "NUMERIC";
+      if (column.precision - column.scale <= 38 && column.scale <= 38) return "BIGNUMERIC";
+      return "STRING";
+    case ColumnType::text: return "STRING";
+    case ColumnType::bytes: return "STRING";  // base64, as in the value column
+    case ColumnType::date: return "DATE";
+    case ColumnType::time: return "TIME";
+    case ColumnType::timestamp: return "TIMESTAMP";
+    case ColumnType::json: return "JSON";
+  }
+  return "JSON";
+}
+
+BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
+    : config_(config), settings_(config.settings_as<BigQuerySettings>()), sync_id_(sync_id), mode_(mode) {
+  client_ = std::make_unique<bigquery::Client>(settings_, config_.schema);
+  const auto found = client_->dataset_location(config_.schema);
+  location_ = found ? *found : settings_.location;
+  state_dataset_ = "_krow_" + location_suffix(location_);
+  load_dataset_ = "_krow_loads_" + location_suffix(location_);
+  holder_ = this_host() + "/" + std::to_string(getpid()) + "/" + std::to_string(std::random_device{}());
+  if (mode_ == OpenMode::write) {
+    create_state();
+    has_state_ = true;
+    take_lease();
+  } else {
+    has_state_ = client_->table_fields(state_dataset_, "positions").has_value();
+  }
+}
+
+BigQueryWarehouse::~BigQueryWarehouse() {
+  try {
+    release_lease();
+  } catch (const std::exception&) {
+    // An unreleased lease is taken over by the next run on this host, or expires.
+  }
+}
+
+std::string BigQueryWarehouse::row_table(const std::string& table) const {
+  return bigquery::table_ref(settings_.project, config_.schema, table);
+}
+std::string BigQueryWarehouse::state_table(const std::string& table) const {
+  return bigquery::table_ref(settings_.project, state_dataset_, table);
+}
+std::string BigQueryWarehouse::load_table(const std::string& table) const {
+  return bigquery::table_ref(settings_.project, load_dataset_, table);
+}
+std::string BigQueryWarehouse::staging(const std::string& sync_id, const std::string& table) const {
+  return staging_table_name(sync_id, config_.schema, table);
+}
+
+std::vector<Param> BigQueryWarehouse::params() const {
+  return {{"sync_id", "STRING", sync_id_}, {"schema", "STRING", config_.schema}, {"holder", "STRING", holder_}};
+}
+
+void BigQueryWarehouse::create_state() {
+  client_->create_dataset(config_.schema, location_);
+  client_->create_dataset(state_dataset_, location_);
+  client_->create_dataset(load_dataset_, location_, kLoadTableLifeMs);
+  auto table = [&](const char* name, std::vector<Field> fields) {
+    if (!client_->table_fields(state_dataset_, name)) client_->create_table(state_dataset_, name, {std::move(fields)});
+  };
+  table("positions", {{"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true}, {"topic", "STRING", true},
+                      {"topic_id", "STRING", true}, {"kafka_partition", "INT64", true}, {"next_offset", "INT64", true},
+                      {"updated_at", "TIMESTAMP", false}});
+  table("tables", {{"sync_id", "STRING", true}, {"topic", "STRING", true}, {"warehouse_schema", "STRING", true},
+                   {"table_name", "STRING", true}, {"created_at", "TIMESTAMP", false}});
+  table("runs", {{"run_id", "STRING", true}, {"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true},
+                 {"started_at", "TIMESTAMP", false}, {"finished_at", "TIMESTAMP", false}, {"status", "STRING", false},
+                 {"record", "STRING", false}});
+  table("leases", {{"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true}, {"holder", "STRING", true},
+                   {"host", "STRING", false}, {"pid", "INT64", false}, {"expires_at", "TIMESTAMP", true}});
+}
+
+void BigQueryWarehouse::take_lease() {
+  const auto leases = state_table("leases");
+  const auto held = client_->query(
+      "SELECT holder, host, pid, UNIX_MILLIS(expires_at), FORMAT_TIMESTAMP('%F %T', expires_at) FROM " + leases +
+          " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
+      params(), location_, "reading the sync's lease");
+  std::string fence = "0";
+  for (const auto& row : held.rows) {
+    const std::string holder = row[0].value_or(""), host = row[1].value_or("");
+    const int64_t pid = row[2] ? std::stoll(*row[2]) : 0;
+    const int64_t expires = row[3] ? std::stoll(*row[3]) : 0;
+    const bool dead_here = host == this_host() && !alive(pid);
+    if (expires > now_ms() && !dead_here)
+      throw Error(ErrorClass::fatal_run,
+                  "another sync of '" + sync_id_ + "' is already running (pid " + std::to_string(pid) + " on " + host +
+                      "; its lease in " + describe() + " lasts until " + row[4].value_or("?") +
+                      " UTC unless it goes on writing); wait for it to finish, or stop it");
+    fence = std::to_string(held.rows.size());
+  }
+  // Taken only if the leases are still the ones just read: two syncs starting together
+  // cannot both take it (the later transaction fails its check, or meets the other's
+  // concurrent update and is retried and refused).
+  const std::string mine = "sync_id = " + literal(sync_id_) + " AND warehouse_schema = " + literal(config_.schema);
+  transaction("SELECT IF((SELECT COUNT(*) FROM " + leases + " WHERE " + mine + ") <> " + fence + ", ERROR('" +
+                  std::string(bigquery::kFenceMarker) + " another sync took the lease'), 0);\n"
+                  "DELETE FROM " + leases + " WHERE " + mine + ";\n"
+                  "INSERT INTO " + leases + " (sync_id, warehouse_schema, holder, host, pid, expires_at) VALUES (" +
+                  literal(sync_id_) + ", " + literal(config_.schema) + ", " + literal(holder_) + ", " +
+                  literal(this_host()) + ", " + std::to_string(getpid()) + ", TIMESTAMP_ADD(CURRENT_TIMESTAMP(), "
+                  "INTERVAL " + std::to_string(kLeaseSeconds) + " SECOND));\n",
+              "taking the sync's lease");
+  leased_ = true;
+}
+
+void BigQueryWarehouse::release_lease() {
+  if (!leased_) return;
+  leased_ = false;
+  client_->query("DELETE FROM " + state_table("leases") +
+                     " WHERE sync_id = @sync_id AND warehouse_schema = @schema AND holder = @holder",
+                 params(), location_, "releasing the sync's lease");
+}
+
+void BigQueryWarehouse::transaction(const std::string& statements, const char* doing) {
+  client_->query("BEGIN TRANSACTION;\n" + statements + "COMMIT TRANSACTION;", {}, location_, doing);
+}
+
+std::vector<Position> BigQueryWarehouse::positions(const std::string& sync_id) {
+  std::vector<Position> out;
+  if (!has_state_) return out;
+  auto p = params();
+  p[0].value = sync_id;
+  const auto r = client_->query("SELECT topic, topic_id, kafka_partition, next_offset FROM " +
+                                    state_table("positions") + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
+                                p, location_, "reading positions");
+  for (const auto& row : r.rows)
+    out.push_back({row[0].value_or(""), TopicId(row[1].value_or("")), Partition(std::stoi(row[2].value_or("0"))),
+                   Offset(std::stoll(row[3].value_or("0")))});
+  return out;
+}
+
+std::vector<TableMapping> BigQueryWarehouse::tables() {
+  std::vector<TableMapping> out;
+  if (!has_state_) return out;
+  const auto r = client_->query("SELECT sync_id, topic, table_name FROM " + state_table("tables") +
+                                    " WHERE warehouse_schema = @schema",
+                                params(), location_, "reading table names");
+  for (const auto& row : r.rows) out.push_back({row[0].value_or(""), row[1].value_or(""), row[2].value_or("")});
+  return out;
+}
+
+void BigQueryWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
+                                     const TableSettings& settings) {
+  const std::string name = config_.schema + "." + table;
+  if (settings.strategy == Strategy::latest_by_key)
+    throw Error(ErrorClass::fatal_table, "table " + name + " has strategy: latest_by_key, which krow writes to DuckDB "
+                                         "and PostgreSQL only so far: use append (and a view that picks the newest "
+                                         "row per key) to sync it into BigQuery");
+  if (!settings.typed_columns.empty())
+    throw Error(ErrorClass::fatal_table, "table " + name + " has columns: from_schema, and krow writes typed columns "
+                                         "to DuckDB and PostgreSQL only so far: drop columns: from_schema from its "
+                                         "entry in the manifest's tables: to sync it into BigQuery");
+  strategies_.set(table, settings);
+  const auto fields = client_->table_fields(config_.schema, table);
+  if (!fields) {
+    bigquery::TableLayout layout{row_fields()};
+    if (settings_.partition_by != "none") {
+      layout.partition_field = "kafka_timestamp";
+      for (char c : settings_.partition_by) layout.partition_type += static_cast<char>(std::toupper(c));
+    }
+    layout.cluster_by = settings_.cluster_by;
+    client_->create_table(config_.schema, table, layout);
+  } else {
+    bool same = fields->size() == rows::kColumnCount;
+    for (size_t i = 0; same && i < fields->size(); ++i) same = (*fields)[i] == rows::kColumns[i].name;
+    if (!same)
+      throw Error(ErrorClass::fatal_table, "table " + name + " in " + describe() +
+                                               " exists but does not have krow's columns; rename or drop it, or "
+                                               "choose another warehouse.dataset");
+  }
+  auto p = params();
+  p[0].value = sync_id;
+  p.push_back({"topic", "STRING", topic});
+  p.push_back({"table_name", "STRING", table});
+  const auto names = state_table("tables");
+  client_->query("INSERT INTO " + names + " (sync_id, topic, warehouse_schema, table_name, created_at) "
+                 "SELECT @sync_id, @topic, @schema, @table_name, CURRENT_TIMESTAMP() FROM UNNEST([1]) "
+                 "WHERE NOT EXISTS (SELECT 1 FROM " + names + " WHERE warehouse_schema = @schema AND table_name = "
+                 "@table_name)",
+                 p, location_, "recording a table name");
+}
+
+std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& batch) {
+  static const auto fields = load_fields();
+  std::vector<Loaded> out;
+  std::string ndjson, id;
+  for (size_t slot = 0; slot < batch.tables().size(); ++slot) {
+    const auto& t = batch.tables()[slot];
+    if (t.rows.empty()) continue;
+    ndjson.clear();
+    const std::string& arena = batch.arena();
+    for (const auto& row : t.rows) {
+      auto text = [&](const char* name, const Slice& s) {
+        if (!s.present) return;
+        ndjson += ",\"";
+        ndjson += name;
+        ndjson += "\":";
+        append_json_string(ndjson, s.view(arena));
+      };
+      auto number = [&](const char* name, int64_t v) {
+        ndjson += ",\"";
+        ndjson += name;
+        ndjson += "\":";
+        append_int(ndjson, v);
+      };
+      auto format = [&](const char* name, Format f) {
+        if (f == Format::none) return;
+        ndjson += ",\"";
+        ndjson += name;
+        ndjson += "\":\"";
+        ndjson += format_name(f);
+        ndjson += '"';
+      };
+      id.clear();
+      rows::append_id(id, t.topic_id, row.partition, row.offset);
+      ndjson += "{\"id\":";
+      append_json_string(ndjson, id);
+      ndjson += ",\"kafka_topic_id\":";
+      append_json_string(ndjson, t.topic_id.str());
+      number("kafka_partition", row.partition.value());
+      number("kafka_offset", row.offset.value());
+      if (row.timestamp_type != rows::TimestampType::none) {
+        number("kafka_timestamp", row.timestamp_ms);
+        ndjson += ",\"kafka_timestamp_type\":\"" + std::string(rows::timestamp_type_name(row.timestamp_type)) + "\"";
+      }
+      text("key", row.key.text);
+      format("key_format", row.key.format);
+      if (row.key.schema_id) number("key_schema_id", row.key.schema_id->value());
+      text("value", row.value.text);
+      format("value_format", row.value.format);
+      if (row.value.schema_id) number("value_schema_id", row.value.schema_id->value());
+      text("value_base64", row.value.base64);
+      number("value_size_bytes", row.value_size_bytes);
+      text("headers", row.headers);
+      ndjson += row.is_tombstone ? ",\"is_tombstone\":true" : ",\"is_tombstone\":false";
+      text("decode_error", row.decode_error);
+      ndjson += "}\n";
+    }
+    // A name of its own per batch: BigQuery allows 1,500 load jobs per table and day, and a
+    // busy sync loads far more batches than that.
+    char name[64];
+    std::snprintf(name, sizeof name, "load_%08x_%08x_%llu", fnv1a(sync_id_ + '\n' + config_.schema + '\n' + t.table),
+                  fnv1a(holder_), static_cast<unsigned long long>(++loads_));
+    client_->load(load_dataset_, name, fields, ndjson, location_, "loading a batch");
+    out.push_back({slot, name});
+  }
+  return out;
+}
+
+void BigQueryWarehouse::drop_loaded(const std::vector<Loaded>& loaded) {
+  for (const auto& l : loaded) {
+    try {
+      client_->delete_table(load_dataset_, l.table);
+    } catch (const Error&) {
+      // It expires within a day.
+    }
+  }
+}
+
+std::string BigQueryWarehouse::fence_and_move(const std::vector<PositionMove>& moves) const {
+  const auto positions = state_table("positions");
+  const auto leases = state_table("leases");
+  std::string moved, fresh;
+  size_t from_count = 0;
+  for (const auto& m : moves) {
+    std::string& list = m.from ? moved : fresh;
+    list += list.empty() ? "(" : ", (";
+    list += literal(m.to.topic_id.str()) + ", " + std::to_string(m.to.partition.value()) + ", " +
+            (m.from ? std::to_string(m.from->value()) : std::string("NULL")) + ", " +
+            std::to_string(m.to.next.value()) + ", " + literal(m.to.topic) + ")";
+    if (m.from) ++from_count;
+  }
+  auto unnest = [](const std::string& list) {
+    return "UNNEST([STRUCT<topic_id STRING, kafka_partition INT64, from_offset INT64, next_offset INT64, topic "
+           "STRING>" + list + "]) AS m";
+  };
+  const std::string mine = "p.sync_id = " + literal(sync_id_) + " AND p.warehouse_schema = " + literal(config_.schema);
+  const std::string holder = literal(holder_);
+  std::string check = "(SELECT COUNT(*) FROM " + leases + " AS p WHERE " + mine + " AND p.holder = " + holder + ") <> 1";
+  if (!moved.empty())
+    check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(moved) + " ON p.topic_id = m.topic_id " +
+             "AND p.kafka_partition = m.kafka_partition AND p.next_offset = m.from_offset WHERE " + mine + ") <> " +
+             std::to_string(from_count);
+  if (!fresh.empty())
+    check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(fresh) + " ON p.topic_id = m.topic_id " +
+             "AND p.kafka_partition = m.kafka_partition WHERE " + mine + ") <> 0";
+  std::string sql = "SELECT IF(" + check + ", ERROR('" + std::string(bigquery::kFenceMarker) +
+                    " the stored positions of this sync are not the ones this write started from, or its lease was "
+                    "taken'), 0);\n";
+  sql += "UPDATE " + leases + " AS p SET expires_at = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL " +
+         std::to_string(kLeaseSeconds) + " SECOND) WHERE " + mine + " AND p.holder = " + holder + ";\n";
+  if (!moved.empty())
+    sql += "UPDATE " + positions + " AS p SET next_offset = m.next_offset, topic = m.topic, updated_at = "
+           "CURRENT_TIMESTAMP() FROM " + unnest(moved) + " WHERE " + mine + " AND p.topic_id = m.topic_id AND "
+           "p.kafka_partition = m.kafka_partition;\n";
+  if (!fresh.empty())
+    sql += "INSERT INTO " + positions + " (sync_id, warehouse_schema, topic, topic_id, kafka_partition, next_offset, "
+           "updated_at) SELECT " + literal(sync_id_) + ", " + literal(config_.schema) + ", m.topic, m.topic_id, m.kafka_partition, m.next_offset, "
+           "CURRENT_TIMESTAMP() FROM " + unnest(fresh) + ";\n";
+  return sql;
+}
+
+void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+                               WriteMode mode) {
+  (void)sync_id;  // this object's sync: the lease and the positions are its own
+  const auto loaded = load_batch(batch);
+  std::string sql = fence_and_move(moves);
+  for (const auto& l : loaded) {
+    const auto& t = batch.tables()[l.slot];
+    if (strategies_.of(t.table).replaces(mode == WriteMode::merge))
+      throw std::logic_error("table " + t.table + " replaces its rows: its batches are staged, not committed");
+    const auto target = row_table(t.table);
+    if (mode == WriteMode::merge) {
+      // Only the partitions and blocks the batch can touch are read: its offset ranges
+      // (clustering) and its time span (partitioning; NULL timestamps have a partition of
+      // their own).
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (const auto& row : t.rows)
+        if (row.timestamp_type != rows::TimestampType::none) {
+          lo = std::min(lo, row.timestamp_ms);
+          hi = std::max(hi, row.timestamp_ms);
+        }
+      const std::string span = lo > hi ? "t.kafka_timestamp IS NULL"
+                                       : "(t.kafka_timestamp IS NULL OR t.kafka_timestamp BETWEEN TIMESTAMP_MILLIS(" +
+                                             std::to_string(lo) + ") AND TIMESTAMP_MILLIS(" + std::to_string(hi) + "))";
+      const auto [values, matches] = unnest_ranges(t.offset_ranges());
+      sql += "DELETE FROM " + target + " AS t WHERE " + span + " AND EXISTS (SELECT 1 FROM " + values + " WHERE " +
+             matches + ") AND t.id IN (SELECT id FROM " + load_table(l.table) + ");\n";
+    }
+    sql += "INSERT INTO " + target + " (" + column_list() + ") " + converted_rows(load_table(l.table)) + ";\n";
+  }
+  transaction(sql, "writing a batch");
+  drop_loaded(loaded);
+}
+
+void BigQueryWarehouse::begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) {
+  for (const auto& t : tables) {
+    const auto name = staging(sync_id, t);
+    client_->delete_table(load_dataset_, name);
+    client_->create_table(load_dataset_, name, {row_fields(), "", "", {}, now_ms() + kStagingLifeMs});
+  }
+}
+
+void BigQueryWarehouse::stage(const std::string& sync_id, RowBatch& batch, bool again) {
+  const auto loaded = load_batch(batch);
+  std::string sql;
+  for (const auto& l : loaded) {
+    const auto& t = batch.tables()[l.slot];
+    const auto staged = load_table(staging(sync_id, t.table));
+    if (again) {
+      const auto [values, matches] = unnest_ranges(t.offset_ranges());
+      sql += "DELETE FROM " + staged + " AS t WHERE EXISTS (SELECT 1 FROM " + values + " WHERE " + matches + ");\n";
+    }
+    sql += "INSERT INTO " + staged + " (" + column_list() + ") " + converted_rows(load_table(l.table)) + ";\n";
+  }
+  if (!sql.empty()) transaction(sql, "staging a batch");
+  drop_loaded(loaded);
+}
+
+void BigQueryWarehouse::publish(const std::string& sync_id, const std::vector<std::string>& tables,
+                                const std::vector<PositionMove>& moves, WriteMode mode) {
+  std::string sql = fence_and_move(moves);
+  for (const auto& t : tables) {
+    const auto target = row_table(t);
+    const auto staged = load_table(staging(sync_id, t));
+    if (strategies_.of(t).replaces(mode == WriteMode::merge)) sql += "DELETE FROM " + target + " WHERE TRUE;\n";
+    else if (mode == WriteMode::merge)
+      sql += "DELETE FROM " + target + " AS t WHERE t.id IN (SELECT id FROM " + staged + ");\n";
+    sql += "INSERT INTO " + target + " (" + column_list() + ") SELECT " + column_list() + " FROM " + staged + ";\n";
+  }
+  transaction(sql, "publishing the staged rows");
+  // DDL cannot be part of a transaction: the staging tables go after it (or expire).
+  discard_staged(sync_id, tables);
+}
+
+void BigQueryWarehouse::discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) {
+  for (const auto& t : tables) client_->delete_table(load_dataset_, staging(sync_id, t));
+}
+
+RowCount BigQueryWarehouse::count_rows(const std::string& sync_id, const std::string& table, bool staged,
+                                       const std::vector<OffsetRange>& ranges) {
+  std::string sql = "SELECT COUNT(*), UNIX_MILLIS(MAX(t.kafka_timestamp)) FROM " +
+                    (staged ? load_table(staging(sync_id, table)) : row_table(table)) + " AS t";
+  if (!ranges.empty()) {
+    const auto [values, matches] = unnest_ranges(ranges);
+    sql += " WHERE EXISTS (SELECT 1 FROM " + values + " WHERE " + matches + ")";
+  }
+  const auto r = client_->query(sql, {}, location_, "counting rows");
+  RowCount out;
+  if (!r.rows.empty() && !r.rows[0].empty()) {
+    out.rows = std::stoll(r.rows[0][0].value_or("0"));
+    if (r.rows[0].size() > 1 && r.rows[0][1]) out.newest_ms = std::stoll(*r.rows[0][1]);
+  }
+  return out;
+}
+
+void BigQueryWarehouse::record_run(const RunRecord& run) {
+  auto p = params();
+  p[0].value = run.sync_id;
+  p.push_back({"run_id", "STRING", run.run_id});
+  p.push_back({"started", "INT64", std::to_string(run.started_at_ms)});
+  p.push_back({"finished", "INT64", std::to_string(run.finished_at_ms)});
+  p.push_back({"status", "STRING", run.status});
+  p.push_back({"record", "STRING", run.json});
+  client_->query("MERGE " + state_table("runs") + " AS t USING (SELECT @run_id AS run_id, @sync_id AS sync_id, "
+                 "@schema AS warehouse_schema, TIMESTAMP_MILLIS(@started) AS started_at, TIMESTAMP_MILLIS(@finished) "
+                 "AS finished_at, @status AS status, @record AS record) AS s ON t.run_id = s.run_id "
+                 "WHEN MATCHED THEN UPDATE SET finished_at = s.finished_at, status = s.status, record = s.record "
+                 "WHEN NOT MATCHED THEN INSERT (run_id, sync_id, warehouse_schema, started_at, finished_at, status, "
+                 "record) VALUES (s.run_id, s.sync_id, s.warehouse_schema, s.started_at, s.finished_at, s.status, "
+                 "s.record)",
+                 p, location_, "recording the run");
+}
+
+std::vector<RunRecord> BigQueryWarehouse::runs(const std::string& sync_id, int limit) {
+  std::vector<RunRecord> out;
+  if (!has_state_) return out;
+  auto p = params();
+  p[0].value = sync_id;
+  p.push_back({"limit", "INT64", std::to_string(limit)});
+  const auto r = client_->query("SELECT run_id, sync_id, UNIX_MILLIS(started_at), UNIX_MILLIS(finished_at), status, "
+                                    "record FROM " + state_table("runs") +
+                                    " WHERE sync_id = @sync_id AND warehouse_schema = @schema ORDER BY started_at DESC "
+                                    "LIMIT @limit",
+                                p, location_, "reading run records");
+  for (const auto& row : r.rows)
+    out.push_back({row[0].value_or(""), row[1].value_or(""), std::stoll(row[2].value_or("0")),
+                   std::stoll(row[3].value_or("0")), row[4].value_or(""), row[5].value_or("")});
+  return out;
+}
+
+}  // namespace krow

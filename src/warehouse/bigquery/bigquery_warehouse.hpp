@@ -1,0 +1,99 @@
+#pragma once
+// A BigQuery warehouse, over the REST API (bq_client). Exactly once without insertAll:
+//
+//  1. each table's rows of a batch are loaded (one load job, newline-delimited JSON) into a
+//     table of their own in krow's load dataset, where nobody reads them;
+//  2. one multi-statement transaction then checks that the stored positions are still the
+//     ones the batch started from (and that this sync still holds its lease), moves them,
+//     and inserts the loaded rows into the row tables. It commits whole or not at all.
+//
+// A load job that ran twice (its answer was lost) only replaced its own load table; a
+// transaction whose answer was lost is found out from the positions, as on every engine.
+// insertAll (streaming) is not used: its insertId deduplication is best effort, so a
+// retried request can store a row twice, and its rows cannot join a transaction.
+//
+// krow's state (positions, table names, run records, the lease that keeps two syncs of one
+// sync ID apart) lives in the dataset _krow_<location>; load and staging tables in
+// _krow_loads_<location>, whose tables expire after a day if krow could not drop them.
+// Row tables are partitioned by kafka_timestamp and clustered (warehouse.partition_by,
+// cluster_by), so a full resync's merge by id reads only the partitions and blocks a batch
+// touches.
+//
+// JSON: the value and headers travel as text and become JSON inside the transaction
+// (SAFE.PARSE_JSON); what BigQuery's JSON type cannot hold exactly (a number beyond its
+// range) is stored as its text in a JSON string, with value_format `string` and a note in
+// the row's decode_error, rather than failing the batch.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warehouse/bigquery/bq_client.hpp"
+#include "warehouse/bigquery/bq_settings.hpp"
+#include "warehouse/warehouse.hpp"
+
+namespace krow {
+
+class BigQueryWarehouse : public Warehouse {
+ public:
+  BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);
+  ~BigQueryWarehouse() override;
+
+  std::string describe() const override { return settings_.describe(config_.schema); }
+  NameRules name_rules() const override { return NameRules{1024}; }
+  std::string column_sql_type(const columns::ColumnSpec& column) const override;
+  std::vector<Position> positions(const std::string& sync_id) override;
+  std::vector<TableMapping> tables() override;
+  void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
+                    const TableSettings& settings) override;
+  void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
+              WriteMode mode) override;
+  void begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) override;
+  void stage(const std::string& sync_id, RowBatch& batch, bool again) override;
+  void publish(const std::string& sync_id, const std::vector<std::string>& tables,
+               const std::vector<PositionMove>& moves, WriteMode mode) override;
+  void discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) override;
+  RowCount count_rows(const std::string& sync_id, const std::string& table, bool staged,
+                      const std::vector<OffsetRange>& ranges) override;
+  void record_run(const RunRecord& run) override;
+  std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
+
+ private:
+  struct Loaded {
+    size_t slot;        // the batch's table slot
+    std::string table;  // its load table, in the load dataset
+  };
+  void create_state();
+  void take_lease();
+  void release_lease();
+  // Loads each table's rows of `batch` into a load table of its own.
+  std::vector<Loaded> load_batch(RowBatch& batch);
+  void drop_loaded(const std::vector<Loaded>& loaded);
+  // The script's statements that check and move the positions (and renew the lease).
+  std::string fence_and_move(const std::vector<PositionMove>& moves) const;
+  // Runs `statements` as one multi-statement transaction. Scripts name krow's own IDs as
+  // literals (sync IDs, dataset, topic and table names are plain words); single statements
+  // take text from elsewhere as parameters.
+  void transaction(const std::string& statements, const char* doing);
+  std::vector<bigquery::Param> params() const;
+  std::string row_table(const std::string& table) const;
+  std::string state_table(const std::string& table) const;
+  std::string load_table(const std::string& table) const;
+  std::string staging(const std::string& sync_id, const std::string& table) const;
+
+  WarehouseConfig config_;
+  const BigQuerySettings& settings_;
+  std::string sync_id_;
+  OpenMode mode_;
+  std::unique_ptr<bigquery::Client> client_;
+  std::string location_;       // of the row tables' dataset
+  std::string state_dataset_;  // _krow_<location>
+  std::string load_dataset_;   // _krow_loads_<location>
+  std::string holder_;         // this process's lease holder ID
+  bool has_state_ = false;
+  bool leased_ = false;
+  uint64_t loads_ = 0;         // load tables made by this object, for unique names
+  TableSettingsByName strategies_;
+};
+
+}  // namespace krow
