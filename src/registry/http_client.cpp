@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "util/curl_errors.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
 #include "util/text.hpp"
@@ -103,20 +104,8 @@ HttpResponse HttpClient::get(const std::string& path) {
   }
   if (rc != CURLE_OK) {
     r.transport_error = err[0] ? err : curl_easy_strerror(rc);
-    switch (rc) {
-      case CURLE_COULDNT_RESOLVE_HOST:
-      case CURLE_COULDNT_CONNECT:
-      case CURLE_OPERATION_TIMEDOUT:
-      case CURLE_SEND_ERROR:
-      case CURLE_RECV_ERROR:
-      case CURLE_GOT_NOTHING:
-      case CURLE_PARTIAL_FILE:
-      case CURLE_SSL_CONNECT_ERROR:
-        r.transient = true;
-        break;
-      default:  // bad CA file, certificate or host name mismatch, malformed URL...: setup errors
-        break;
-    }
+    // Not transient: a bad CA file, a certificate or host name mismatch, a malformed URL.
+    r.transient = curl_failure_is_transient(rc);
     return r;
   }
   curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &r.status);

@@ -4,29 +4,21 @@
 // No Kafka and no real registry: each test decodes one framed value and checks what a user
 // would get, a row (value_format, decode_error) or a transient error that writes no row.
 
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 
+#include "child_server.hpp"
 #include "codec/format.hpp"
 #include "codec/payload_decoder.hpp"
 #include "registry/decoder_cache.hpp"
 #include "util/error.hpp"
-
-extern char** environ;
 
 namespace krow {
 
@@ -44,75 +36,11 @@ using ::testing::Not;
 // The registry password the tests configure; the server's login page echoes it back.
 constexpr std::string_view kPassword = "pw-Garbage-7f3e";
 
-// Owns one garbage_registry.py process: started by the constructor, stopped by the
-// destructor whatever the test did (stdin closed, SIGTERM, then SIGKILL if it lingers), so
-// no server outlives its test. A test process that dies closes the server's stdin, which
-// stops it too.
-class GarbageRegistry {
+// One garbage_registry.py process, stopped with its test (tests/support/child_server.hpp).
+class GarbageRegistry : public ChildServer {
  public:
-  GarbageRegistry() {
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
-      throw std::runtime_error("pipe2 failed");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    std::string script = std::string(KROW_SOURCE_DIR) + "/tests/support/garbage_registry.py";
-    std::string python = "python3";
-    char* argv[] = {python.data(), script.data(), nullptr};
-    const int rc = posix_spawnp(&pid_, "python3", &fa, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(in[0]);
-    close(out[1]);
-    stdin_ = in[1];
-    if (rc != 0) {
-      close(out[0]);
-      pid_ = -1;
-      throw std::runtime_error("cannot start python3 " + script + " (is python3 on PATH?)");
-    }
-    port_ = read_port(out[0]);
-    close(out[0]);
-  }
-  ~GarbageRegistry() {
-    if (stdin_ >= 0) close(stdin_);
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    for (int i = 0; i < 50; ++i) {  // up to 5 s, then no more patience
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
-  GarbageRegistry(const GarbageRegistry&) = delete;
-  GarbageRegistry& operator=(const GarbageRegistry&) = delete;
-
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  // The port is the server's first line of output; a server that says nothing in 20 s has
-  // failed to start.
-  static int read_port(int fd) {
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd, POLLIN, 0};
-      if (poll(&p, 1, 200) <= 0) continue;
-      char buf[64];
-      const ssize_t n = read(fd, buf, sizeof buf);
-      if (n <= 0) break;
-      line.append(buf, static_cast<size_t>(n));
-    }
-    const int port = std::atoi(line.c_str());
-    if (port <= 0)
-      throw std::runtime_error("garbage_registry.py did not print its port (got '" + line + "')");
-    return port;
-  }
-
-  pid_t pid_ = -1;
-  int stdin_ = -1;
-  int port_ = 0;
+  GarbageRegistry()
+      : ChildServer({"python3", std::string(KROW_SOURCE_DIR) + "/tests/support/garbage_registry.py"}) {}
 };
 
 long peak_rss_kib() {
