@@ -6,6 +6,8 @@
 // package), KROW_TEST_BQ_PYTHON or <services>/bq/bin/python.
 
 #include <arpa/inet.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <curl/curl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "child_server.hpp"
+#include "sync_fixture.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
 #include "warehouse/bigquery/bq_auth.hpp"
@@ -113,6 +116,26 @@ std::string read_file(const std::filesystem::path& p) {
   return s.str();
 }
 
+// An RSA key pair made with the openssl command: <dir>/<name>.pem and <name>.pub.pem.
+void make_key_pair(const std::filesystem::path& dir, const std::string& name) {
+  const auto key = (dir / (name + ".pem")).string();
+  const auto pub = (dir / (name + ".pub.pem")).string();
+  const std::string cmd = "openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out '" + key +
+                          "' 2>/dev/null && openssl pkey -in '" + key + "' -pubout -out '" + pub + "' 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "openssl could not make a key: " << cmd;
+}
+
+// A service-account key file's text holding <dir>/<key>.pem, sending to `token_uri`.
+std::string service_account_json(const std::filesystem::path& dir, const std::string& key,
+                                 const std::string& token_uri) {
+  std::string j = R"({"type":"service_account","project_id":"krow-test","private_key_id":"9f8e7d",)";
+  j += R"("private_key":)";
+  append_json_string(j, read_file(dir / (key + ".pem")));
+  j += R"(,"client_email":")" + std::string(kEmail) + R"(","client_id":"1234","token_uri":)";
+  append_json_string(j, token_uri);
+  return j + "}";
+}
+
 class BigQueryAuth : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -136,14 +159,7 @@ class BigQueryAuth : public ::testing::Test {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
-  void make_key(const std::string& name) {
-    const auto key = (dir_ / (name + ".pem")).string();
-    const auto pub = (dir_ / (name + ".pub.pem")).string();
-    const std::string cmd = "openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out '" +
-                            key + "' 2>/dev/null && openssl pkey -in '" + key + "' -pubout -out '" +
-                            pub + "' 2>/dev/null";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << "openssl could not make a key: " << cmd;
-  }
+  void make_key(const std::string& name) { make_key_pair(dir_, name); }
 
   // Starts a token server whose signer is the "signer" key; `extra` arguments after.
   TokenServer& start(std::vector<std::string> extra = {}) {
@@ -158,14 +174,7 @@ class BigQueryAuth : public ::testing::Test {
   // A service-account key file holding key `key` ("signer" or "stranger"), sending to `token_uri`.
   std::string key_file(const std::string& key, const std::string& token_uri,
                        const std::string& name = "key.json") {
-    std::string j =
-        R"({"type":"service_account","project_id":"krow-test","private_key_id":"9f8e7d",)";
-    j += R"("private_key":)";
-    append_json_string(j, read_file(dir_ / (key + ".pem")));
-    j += R"(,"client_email":")" + std::string(kEmail) + R"(","client_id":"1234","token_uri":)";
-    append_json_string(j, token_uri);
-    j += "}";
-    return write(name, j);
+    return write(name, service_account_json(dir_, key, token_uri));
   }
 
   std::string user_file(const std::string& refresh_token, const std::string& token_uri,
@@ -189,6 +198,7 @@ class BigQueryAuth : public ::testing::Test {
   }
 
   // A counter of the server's /stats ("issued", "refused", "proxied"...; "by_grant/metadata").
+ public:
   static int64_t stat(const TokenServer& s, const std::string& pointer) {
     const auto r = http("GET", s.url() + "/stats");
     simdjson::dom::parser parser;
@@ -199,6 +209,7 @@ class BigQueryAuth : public ::testing::Test {
     return n;
   }
 
+ protected:
   // The error make/authorization threw, or a failure.
   template <typename F>
   static Error error_of(F&& f) {
@@ -460,6 +471,79 @@ TEST_F(BigQueryAuth, ProxyForwardsOnlyRequestsWithAnIssuedToken) {
   EXPECT_EQ(http("GET", proxy.url() + "/echo", {"Authorization: " + auth}).status, 401);
   EXPECT_EQ(stat(proxy, "proxied"), 1);
   EXPECT_EQ(stat(proxy, "proxy_refused"), 3);
+}
+
+// krow sync end to end with credentials: the emulator takes no token, so token_server.py
+// stands in front of it as an authenticating proxy that issues short-lived tokens and
+// refuses any other (a 401, as BigQuery answers an expired token).
+class BigQueryAuthSync : public testkit::SyncTest {
+ protected:
+  std::string engine() const override { return "bigquery"; }
+  void SetUp() override {
+    python_ = python_path();
+    if (::access(python_.c_str(), X_OK) != 0) GTEST_SKIP() << "no BigQuery venv python at " << python_;
+    SyncTest::SetUp();
+    make_key_pair(dir(), "signer");
+    make_key_pair(dir(), "stranger");
+  }
+  // A manifest whose warehouse goes through `proxy` with the key `key`.
+  std::string manifest(const std::string& topic, const ChildServer& proxy, const std::string& key) {
+    std::ofstream(dir() / "key.json") << service_account_json(dir(), key, proxy.url() + "/token");
+    std::ofstream(dir() / "auth.yaml") << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_
+                                       << "\ntopics:\n  names: [\"" << topic << "\"]\nbatch:\n  max_messages: 500\n"
+                                       << "warehouse:\n  type: bigquery\n  project: " << bq_project()
+                                       << "\n  endpoint: " << proxy.url() << "\n  credentials: key.json\n";
+    return (dir() / "auth.yaml").string();
+  }
+  std::unique_ptr<TokenServer> proxy(int lifetime_s) {
+    return std::make_unique<TokenServer>(
+        python_, std::vector<std::string>{"--public-key", (dir() / "signer.pub.pem").string(), "--issuer", kEmail,
+                                          "--lifetime", std::to_string(lifetime_s), "--upstream",
+                                          testkit::BqSession::default_endpoint()});
+  }
+  std::string python_;
+};
+
+// Tokens that live 2 s expire many times during the sync: krow fetches new ones before
+// they run out (or after a 401) and every message is stored once.
+TEST_F(BigQueryAuthSync, TokensExpiringMidSyncAreRenewedAndNothingIsLostOrDoubled) {
+  const auto topic = make_topic("bq-token", 2);
+  testkit::Producer p(bootstrap_, {}, {{"linger.ms", "5"}});
+  for (int i = 0; i < 8000; ++i) p.send(topic, testkit::Record{std::nullopt, "{\"i\": " + std::to_string(i) + "}"});
+  p.flush();
+  const auto server = proxy(2);
+  // Frozen after its first batch for longer than a token lives: the token it holds has
+  // expired when it goes on.
+  const pid_t pid = start_krow_frozen_after_first_batch({"sync", manifest(topic, *server, "signer")});
+  std::this_thread::sleep_for(3s);
+  kill(pid, SIGCONT);
+  int status = 0;
+  ASSERT_TRUE(finishes(pid, std::chrono::seconds(120), status));
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_GE(BigQueryAuth::stat(*server, "issued"), 2);
+  EXPECT_GT(BigQueryAuth::stat(*server, "proxied"), 16);
+  EXPECT_EQ(probe().count(table_of(topic)), 8000);
+  EXPECT_EQ(probe().distinct_ids(table_of(topic)), 8000);
+  EXPECT_EQ(differences(probe().rows(table_of(topic)), testkit::consume_all(bootstrap_, topic)), 0u);
+}
+
+// A key the token endpoint does not know: the sync stops before reading, says which file
+// and what to do, and never prints the key.
+TEST_F(BigQueryAuthSync, AWrongKeyIsRefusedNamingTheFileAndNotEchoed) {
+  const auto topic = make_topic("bq-wrong-key");
+  const auto server = proxy(60);
+  const auto r = krow({"sync", manifest(topic, *server, "stranger")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("key.json"));
+  EXPECT_THAT(r.err, HasSubstr("Invalid JWT Signature"));
+  std::istringstream pem(read_file(dir() / "stranger.pem"));
+  for (std::string line; std::getline(pem, line);)
+    if (line.size() >= 16) {
+      EXPECT_THAT(r.err + r.out, Not(HasSubstr(line)));
+    }
+  EXPECT_THAT(r.err, Not(HasSubstr("eyJ")));  // no JWT
+  EXPECT_EQ(BigQueryAuth::stat(*server, "proxied"), 0);
 }
 
 }  // namespace
