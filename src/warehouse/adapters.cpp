@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "warehouse/bigquery/bigquery_warehouse.hpp"
+#include "warehouse/bigquery/bq_checkup.hpp"
 #include "warehouse/bigquery/bq_settings.hpp"
 #include "warehouse/duckdb_adapter/duckdb_checkup.hpp"
 #include "warehouse/duckdb_adapter/duckdb_settings.hpp"
@@ -34,6 +35,7 @@ std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const s
 WarehouseCheckup check_warehouse(const WarehouseConfig& config, const std::string& sync_id,
                                  std::chrono::seconds timeout) {
   if (config.type == "postgres") return check_postgres(config, timeout);
+  if (config.type == "bigquery") return check_bigquery(config, timeout);
   return check_duckdb(config, sync_id);
 }
 

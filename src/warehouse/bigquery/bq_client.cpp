@@ -34,10 +34,9 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-// The first error of an answer: {"error": {"code", "message", "errors": [{"reason", "message"}]}}
-// (a failed request), a job's {"status": {"errorResult": ...}}, or a query answer's
-// top-level {"errors": [...]}.
-ApiProblem problem_of(long status, const std::string& body) {
+}  // namespace
+
+ApiProblem parse_api_problem(long status, const std::string& body) {
   ApiProblem p{status, {}, {}};
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -69,6 +68,8 @@ ApiProblem problem_of(long status, const std::string& body) {
   }
   return p;
 }
+
+namespace {
 
 std::string text_of(simdjson::dom::element e) {
   std::string_view s;
@@ -205,7 +206,7 @@ Client::Answer Client::send(const char* method, const std::string& url, const st
 }
 
 void Client::fail(const Answer& a, const char* doing) const {
-  ApiProblem p = a.status == 0 ? ApiProblem{0, "", a.transport_error} : problem_of(a.status, a.body);
+  ApiProblem p = a.status == 0 ? ApiProblem{0, "", a.transport_error} : parse_api_problem(a.status, a.body);
   throw classify_api_error(p, doing, settings_.describe(dataset_), settings_.project, dataset_);
 }
 

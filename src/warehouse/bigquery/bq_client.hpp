@@ -32,6 +32,11 @@ struct ApiProblem {
   std::string message;
 };
 
+// The first error of an answer: {"error": {"code", "message", "errors": [{"reason", "message"}]}}
+// (a failed request), a job's {"status": {"errorResult": ...}}, or a query answer's
+// top-level {"errors": [...]}; a body that is not JSON is the message.
+ApiProblem parse_api_problem(long status, const std::string& body);
+
 // The krow error for an API problem met while `doing` ("writing a batch"): transient when
 // trying again can help (no answer, 5xx, 429, rateLimitExceeded, backendError, a
 // transaction that met a concurrent one), conflict for a failed fence, otherwise fatal_run
