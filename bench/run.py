@@ -38,8 +38,11 @@ The last column gives krow's time divided by each ceiling's and peer's (JSON row
 krow's JSON sync, Avro against its Avro sync): 1.00 is as fast as that row, 2.00 twice as slow,
 0.50 twice as fast.
 
-With --warehouse postgres the Avro topic, the peers and the memory check are left out (they
-measure the decoder, other tools and krow's memory, which do not depend on the warehouse).
+With --warehouse postgres or bigquery the Avro topic, the peers and the memory check are left
+out (they measure the decoder, other tools and krow's memory, which do not depend on the
+warehouse). --warehouse bigquery writes to the local emulator (a fresh project per scenario)
+and measures, beside the sync, the emulator's own load job of the same rows; its figures say
+nothing about real BigQuery, whose load jobs and DML take seconds each whatever the size.
 
 Prints a table and saves everything as JSON (--out, default bench/results/<UTC time>.json).
 Python standard library only.
@@ -59,6 +62,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -213,6 +217,67 @@ class Postgres:
             time.sleep(0.02)
 
 
+class BigQuery:
+    """A project per scenario on the local BigQuery-API emulator (scripts/bigquery.sh), its
+    datasets (rows, krow's state and loads) dropped for a fresh start."""
+    label = "the BigQuery emulator"
+
+    def __init__(self) -> None:
+        self.url = f"http://127.0.0.1:{os.environ.get('KROW_BIGQUERY_PORT', '9050')}"
+
+    def project(self, name: str) -> str:
+        return f"krow-bench-{name}"
+
+    def section(self, work: pathlib.Path, name: str) -> str:
+        return f"warehouse:\n  type: bigquery\n  project: {self.project(name)}\n  endpoint: {self.url}\n"
+
+    def fresh(self, work: pathlib.Path, name: str) -> None:
+        self.drop(name)
+
+    def drop(self, name: str) -> None:
+        for dataset in ("confluent", "_krow_us", "_krow_loads_us"):
+            try:
+                self.api("DELETE", f"/bigquery/v2/projects/{self.project(name)}/datasets/{dataset}?deleteContents=true")
+            except urllib.error.HTTPError as e:
+                if e.code != 404:
+                    raise
+
+    def api(self, method: str, path: str, body: bytes | None = None, ctype: str = "application/json") -> dict:
+        req = urllib.request.Request(self.url + path, data=body, method=method, headers={"Content-Type": ctype})
+        with urllib.request.urlopen(req, timeout=3600) as resp:
+            text = resp.read()
+            return json.loads(text) if text else {}
+
+    def query(self, project: str, sql: str) -> list[list]:
+        # Names are qualified with the project: the emulator resolves a bare dataset against
+        # its own default project rather than the one the query runs in.
+        sql = re.sub(r"(?<![`.\w])(confluent|_krow_us)\.", lambda m: f"`{project}`.{m.group(1)}.", sql)
+        r = self.api("POST", f"/bigquery/v2/projects/{project}/queries",
+                     json.dumps({"query": sql, "useLegacySql": False, "timeoutMs": 600000}).encode())
+        if r.get("errors"):
+            sys.exit(f"[bench] BigQuery query failed: {r['errors']}\n{sql}")
+        rows = [[c["v"] for c in row["f"]] for row in r.get("rows", [])]
+        while r.get("pageToken"):
+            r = self.api("GET", f"/bigquery/v2/projects/{project}/queries/{r['jobReference']['jobId']}"
+                                f"?pageToken={r['pageToken']}")
+            rows += [[c["v"] for c in row["f"]] for row in r.get("rows", [])]
+        return rows
+
+    def scalar(self, work: pathlib.Path, name: str, query: str) -> str:
+        # The other engines' SQL: quoted names take backticks; krow's run records are in
+        # _krow_<location>, as JSON text.
+        query = query.replace('"', "`")
+        if "_krow.runs" in query:
+            query = "SELECT CAST(JSON_VALUE(record, '$.bytes') AS INT64) FROM _krow_us.runs ORDER BY started_at DESC LIMIT 1"
+        return str(self.query(self.project(name), query)[0][0])
+
+    def start_watch(self) -> None:
+        pass
+
+    def stop_watch(self) -> float | None:
+        return None
+
+
 def register_avro_schema(topic: str) -> int:
     schema = (ROOT / "bench" / "order.avsc").read_text()
     body = json.dumps({"schema": json.dumps(json.loads(schema))}).encode()
@@ -356,6 +421,41 @@ def copy_baseline(pg: Postgres, name: str, topic: str, messages: int, nbytes: in
     return rows
 
 
+def load_job_baseline(bq: BigQuery, name: str, topic: str, messages: int, nbytes: int, runs: int) -> list[dict]:
+    """The emulator's own load job of the rows krow wrote: newline-delimited JSON of the table
+    (read back first, not timed) uploaded into a new table of the same columns with one load
+    job, as a whole request from upload to DONE."""
+    project = bq.project(name)
+    table = bare_table(topic).split(".", 1)[1]
+    lines = [r[0] for r in bq.query(project, f"SELECT TO_JSON_STRING(t) FROM confluent.`{table}` AS t")]
+    data = ("\n".join(lines) + "\n").encode()
+    fields = bq.api("GET", f"/bigquery/v2/projects/{project}/datasets/confluent/tables/{table}")["schema"]["fields"]
+    walls = []
+    for i in range(runs):
+        meta = {"configuration": {"load": {
+            "destinationTable": {"projectId": project, "datasetId": "confluent", "tableId": f"load_baseline_{i}"},
+            "sourceFormat": "NEWLINE_DELIMITED_JSON", "writeDisposition": "WRITE_TRUNCATE",
+            "createDisposition": "CREATE_IF_NEEDED", "schema": {"fields": fields}}}}
+        b = "krowbench"
+        body = (f"--{b}\r\nContent-Type: application/json\r\n\r\n{json.dumps(meta)}\r\n--{b}\r\n"
+                f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{b}--\r\n".encode()
+        t0 = time.monotonic()
+        job = bq.api("POST", f"/upload/bigquery/v2/projects/{project}/jobs?uploadType=multipart", body,
+                     f"multipart/related; boundary={b}")
+        while job["status"]["state"] != "DONE":
+            time.sleep(0.05)
+            job = bq.api("GET", f"/bigquery/v2/projects/{project}/jobs/{job['jobReference']['jobId']}")
+        walls.append(time.monotonic() - t0)
+        if job["status"].get("errorResult"):
+            sys.exit(f"[bench] the baseline load job failed: {job['status']['errorResult']}")
+        got = int(bq.query(project, f"SELECT COUNT(*) FROM confluent.load_baseline_{i}")[0][0])
+        if got != messages:
+            sys.exit(f"[bench] the baseline load job wrote {got} rows, expected {messages}")
+    wall = sorted(walls)[len(walls) // 2]
+    log(f"emulator load job: {wall:.2f} s")
+    return [row("the emulator's own load job of the rows (one job)", messages, wall, nbytes, 0, walls)]
+
+
 KROW_BATCH_ROWS = 40960  # krow's default batch.max_messages
 
 
@@ -476,13 +576,16 @@ def main() -> int:
     ap.add_argument("--no-peers", action="store_true", help="skip the Python and Kafka Connect peers")
     ap.add_argument("--no-modes", action="store_true",
                     help="skip staged publish, latest_by_key and full_refresh on the JSON topic")
-    ap.add_argument("--warehouse", choices=["duckdb", "postgres"], default="duckdb",
-                    help="where krow writes: a DuckDB file (default) or the local PostgreSQL server")
+    ap.add_argument("--warehouse", choices=["duckdb", "postgres", "bigquery"], default="duckdb",
+                    help="where krow writes: a DuckDB file (default), the local PostgreSQL server, or the local "
+                         "BigQuery-API emulator")
     ap.add_argument("--out", type=pathlib.Path, help="JSON results file")
     args = ap.parse_args()
-    wh = Postgres() if args.warehouse == "postgres" else DuckDB()
-    if args.warehouse == "postgres":
+    wh = {"postgres": Postgres, "bigquery": BigQuery}.get(args.warehouse, DuckDB)()
+    if args.warehouse != "duckdb":
         args.no_avro, args.big, args.no_peers, args.wide = True, 0, True, 0
+    if args.warehouse == "bigquery":
+        args.no_modes = True  # latest_by_key is not written to BigQuery yet
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     n = args.messages
@@ -504,6 +607,8 @@ def main() -> int:
             refs = [ceil]
             if isinstance(wh, Postgres):
                 refs += copy_baseline(wh, "json", json_topic, n, nbytes, args.runs)
+            elif isinstance(wh, BigQuery):
+                refs += load_job_baseline(wh, "json", json_topic, n, nbytes, args.runs)
             else:
                 refs += duckdb_baseline(work, "json", json_topic, n, nbytes, args.runs)
             if not args.no_peers:
@@ -591,7 +696,7 @@ def main() -> int:
                 wide_row["rss_vs_6_partitions"] = round(wide_row["peak_rss_mib"] / json_row["peak_rss_mib"], 2)
                 rows += [wide_ceil, wide_row]
         finally:
-            if isinstance(wh, Postgres):
+            if isinstance(wh, (Postgres, BigQuery)):
                 wh.drop("json")
             for t in topics:
                 subprocess.run(["bash", str(ROOT / "scripts" / "kafka.sh"), "topics", "--delete", "--topic", t],

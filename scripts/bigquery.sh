@@ -4,6 +4,7 @@
 #
 #   scripts/bigquery.sh start|stop|status|reset
 #   scripts/bigquery.sh url        # prints the REST endpoint clients use
+#   scripts/bigquery.sh query 'SELECT ...' [project]   # runs GoogleSQL (jobs.query), prints a table
 #
 # Endpoints, all on 127.0.0.1, project krow-test, no authentication:
 #   REST  $KROW_BIGQUERY_PORT      (9050)  http://127.0.0.1:9050/bigquery/v2/projects/krow-test/...
@@ -138,9 +139,42 @@ case ${1:-} in
   stop) stop ;;
   status) status ;;
   url) url ;;
+  query)
+    [[ -n ${2:-} ]] || die "usage: $0 query 'SQL' [project]"
+    KROW_BQ_URL=$(url) python3 - "$2" "${3:-$project}" <<'PY'
+import json, os, sys, urllib.error, urllib.request
+sql, project = sys.argv[1], sys.argv[2]
+base = f"{os.environ['KROW_BQ_URL']}/bigquery/v2/projects/{project}/queries"
+req = urllib.request.Request(base, data=json.dumps({"query": sql, "useLegacySql": False}).encode(),
+                             headers={"Content-Type": "application/json"})
+try:
+    r = json.load(urllib.request.urlopen(req, timeout=600))
+except urllib.error.HTTPError as e:
+    sys.exit(e.read().decode())
+if r.get("errors"):
+    sys.exit("; ".join(e.get("message", "") for e in r["errors"]))
+names = [f["name"] for f in r.get("schema", {}).get("fields", [])]
+types = [f["type"] for f in r.get("schema", {}).get("fields", [])]
+def show(v, t):
+    if v is None:
+        return "NULL"
+    if t == "TIMESTAMP":  # seconds as a float (BigQuery) or microseconds (the emulator)
+        import datetime
+        s = float(v) if any(c in v for c in ".eE") else int(v) / 1e6
+        return datetime.datetime.fromtimestamp(s, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC"
+    return str(v)
+rows = [[show(c["v"], t) for c, t in zip(row["f"], types)] for row in r.get("rows", [])]
+widths = [min(60, max([len(n)] + [len(row[i]) for row in rows])) for i, n in enumerate(names)]
+print(" | ".join(n.ljust(w) for n, w in zip(names, widths)))
+print("-+-".join("-" * w for w in widths))
+for row in rows:
+    print(" | ".join((v if len(v) <= w else v[: w - 1] + "…").ljust(w) for v, w in zip(row, widths)))
+print(f"({len(rows)} rows)")
+PY
+    ;;
   reset)
     running_pid >/dev/null && die "stop the emulator before resetting it"
     rm -rf "$bdir/data" "$bdir/uploads"
     log "emptied" ;;
-  *) echo "usage: $0 start|stop|status|url|reset" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|url|reset|query" >&2; exit 2 ;;
 esac

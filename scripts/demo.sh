@@ -13,8 +13,9 @@ cd "$root"
 warehouse=duckdb
 case ${1:-} in
   --postgres) warehouse=postgres ;;
+  --bigquery) warehouse=bigquery ;;
   "") ;;
-  *) echo "usage: $0 [--postgres]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--postgres|--bigquery]" >&2; exit 2 ;;
 esac
 
 bash scripts/setup-deps.sh
@@ -22,6 +23,7 @@ bash scripts/build.sh release
 bash scripts/kafka.sh start
 bash scripts/registry.sh start
 if [[ $warehouse == postgres ]]; then bash scripts/postgres.sh start; fi
+if [[ $warehouse == bigquery ]]; then bash scripts/bigquery.sh start; fi
 bin=build/release
 "$bin/tools/krow-demo-produce" 127.0.0.1:9092
 # Avro and Protobuf values made by Confluent's own serializers through the registry. The
@@ -53,6 +55,24 @@ if [[ $warehouse == postgres ]]; then
     -c "SELECT value->>'currency' AS currency, count(*), sum((value->>'amount')::numeric) AS amount FROM confluent.demo_orders WHERE value_format = 'json' GROUP BY 1"
   echo "The local broker, registry and PostgreSQL server are still running (scripts/kafka.sh stop; scripts/registry.sh stop; scripts/postgres.sh stop)."
   echo "Query it: bash scripts/postgres.sh psql    Sync again: KROW_DEMO_REGISTRY_SECRET=registry-secret KROW_PG_PASSWORD=krow-pg-secret $bin/src/krow sync demo/local-postgres.yaml"
+  exit 0
+fi
+if [[ $warehouse == bigquery ]]; then
+  cp examples/local-bigquery.yaml demo/local-bigquery.yaml
+  echo
+  echo "== krow plan demo/local-bigquery.yaml"
+  "$bin/src/krow" plan demo/local-bigquery.yaml
+  echo "== krow sync demo/local-bigquery.yaml"
+  "$bin/src/krow" sync demo/local-bigquery.yaml
+  echo
+  echo "== some rows (project krow-test, dataset confluent, on the emulator at $(bash scripts/bigquery.sh url))"
+  q() { bash scripts/bigquery.sh query "$1"; echo; }
+  q "SELECT kafka_partition AS p, kafka_offset AS off, key, TO_JSON_STRING(value) AS value FROM confluent.demo_orders ORDER BY kafka_timestamp, p, off LIMIT 5"
+  q "SELECT key, key_format, TO_JSON_STRING(value) AS value, value_format, value_base64, is_tombstone FROM confluent.demo_users"
+  q "SELECT kafka_offset AS off, value_format, value_schema_id AS schema_id, TO_JSON_STRING(value) AS value FROM confluent.demo_avro ORDER BY off"
+  q "SELECT JSON_VALUE(value, '\$.currency') AS currency, COUNT(*) AS orders, SUM(CAST(JSON_VALUE(value, '\$.amount') AS FLOAT64)) AS amount FROM confluent.demo_orders WHERE value_format = 'json' GROUP BY 1 ORDER BY 1"
+  echo "The local broker, registry and BigQuery emulator are still running (scripts/kafka.sh stop; scripts/registry.sh stop; scripts/bigquery.sh stop)."
+  echo "Query it: bash scripts/bigquery.sh query 'SELECT ...'    Sync again: KROW_DEMO_REGISTRY_SECRET=registry-secret $bin/src/krow sync demo/local-bigquery.yaml"
   exit 0
 fi
 cp examples/local.yaml demo/local.yaml
