@@ -235,7 +235,11 @@ void BigQueryWarehouse::take_lease() {
       "SELECT holder, host, pid, UNIX_MILLIS(expires_at), FORMAT_TIMESTAMP('%F %T', expires_at) FROM " + leases +
           " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
       params(), location_, "reading the sync's lease");
-  std::string fence = "0";
+  const std::string mine = "sync_id = " + literal(sync_id_) + " AND warehouse_schema = " + literal(config_.schema);
+  // Taken only if the leases are still the ones just read: of two syncs starting together,
+  // the later transaction fails this check (or meets the other's concurrent update, and is
+  // retried and refused).
+  std::string unchanged = "(SELECT COUNT(*) FROM " + leases + " WHERE " + mine + ") = " + std::to_string(held.rows.size());
   for (const auto& row : held.rows) {
     const std::string holder = row[0].value_or(""), host = row[1].value_or("");
     const int64_t pid = row[2] ? std::stoll(*row[2]) : 0;
@@ -246,13 +250,9 @@ void BigQueryWarehouse::take_lease() {
                   "another sync of '" + sync_id_ + "' is already running (pid " + std::to_string(pid) + " on " + host +
                       "; its lease in " + describe() + " lasts until " + row[4].value_or("?") +
                       " UTC unless it goes on writing); wait for it to finish, or stop it");
-    fence = std::to_string(held.rows.size());
+    unchanged += " AND (SELECT COUNT(*) FROM " + leases + " WHERE " + mine + " AND holder = " + literal(holder) + ") = 1";
   }
-  // Taken only if the leases are still the ones just read: two syncs starting together
-  // cannot both take it (the later transaction fails its check, or meets the other's
-  // concurrent update and is retried and refused).
-  const std::string mine = "sync_id = " + literal(sync_id_) + " AND warehouse_schema = " + literal(config_.schema);
-  transaction("SELECT IF((SELECT COUNT(*) FROM " + leases + " WHERE " + mine + ") <> " + fence + ", ERROR('" +
+  transaction("SELECT IF(NOT (" + unchanged + "), ERROR('" +
                   std::string(bigquery::kFenceMarker) + " another sync took the lease'), 0);\n"
                   "DELETE FROM " + leases + " WHERE " + mine + ";\n"
                   "INSERT INTO " + leases + " (sync_id, warehouse_schema, holder, host, pid, expires_at) VALUES (" +
@@ -507,7 +507,8 @@ void BigQueryWarehouse::begin_staging(const std::string& sync_id, const std::vec
 
 void BigQueryWarehouse::stage(const std::string& sync_id, RowBatch& batch, bool again) {
   const auto loaded = load_batch(batch);
-  std::string sql;
+  // No position moves, but the lease is checked and renewed: a long staged run keeps it.
+  std::string sql = fence_and_move({});
   for (const auto& l : loaded) {
     const auto& t = batch.tables()[l.slot];
     const auto staged = load_table(staging(sync_id, t.table));
@@ -517,7 +518,7 @@ void BigQueryWarehouse::stage(const std::string& sync_id, RowBatch& batch, bool 
     }
     sql += "INSERT INTO " + staged + " (" + column_list() + ") " + converted_rows(load_table(l.table)) + ";\n";
   }
-  if (!sql.empty()) transaction(sql, "staging a batch");
+  transaction(sql, "staging a batch");
   drop_loaded(loaded);
 }
 

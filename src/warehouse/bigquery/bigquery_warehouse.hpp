@@ -69,7 +69,8 @@ class BigQueryWarehouse : public Warehouse {
   // Loads each table's rows of `batch` into a load table of its own.
   std::vector<Loaded> load_batch(RowBatch& batch);
   void drop_loaded(const std::vector<Loaded>& loaded);
-  // The script's statements that check and move the positions (and renew the lease).
+  // The script's statements that check and move the positions, and check and renew the
+  // lease (with no moves: the lease alone).
   std::string fence_and_move(const std::vector<PositionMove>& moves) const;
   // Runs `statements` as one multi-statement transaction. Scripts name krow's own IDs as
   // literals (sync IDs, dataset, topic and table names are plain words); single statements
