@@ -1,10 +1,13 @@
 #include "sync/schema_report.hpp"
 
+#include "columns/column_evolution.hpp"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
 #include "rows/row_contract.hpp"
+#include "util/error.hpp"
 #include "util/json_writer.hpp"
 
 namespace krow {
@@ -202,7 +205,7 @@ bool wants_typed_columns(const Plan& plan) {
                      [](const TopicPlan& t) { return t.settings.columns == TypedColumns::from_schema; });
 }
 
-void plan_typed_columns(Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse, bool tagged_unions) {
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehouse, bool tagged_unions) {
   for (auto& t : plan.topics) {
     if (t.settings.columns != TypedColumns::from_schema || !t.error.empty()) continue;
     const std::string drop = "or drop `columns: from_schema` from its entry in the manifest's tables: to sync the "
@@ -218,12 +221,31 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, const Warehouse& w
     options.nested = t.settings.nested == NestedColumns::json ? columns::NestedMode::json : columns::NestedMode::flatten;
     auto s = plan_table_schema(t.topic, t.table, *registry, warehouse, options);
     switch (s.status) {
-      case TableSchema::Status::planned:
-        t.settings.typed_columns = std::move(s.columns.columns);
-        t.typed_sql_types = std::move(s.sql_types);
+      case TableSchema::Status::planned: {
         t.typed_source = "subject " + s.subject + ", schema ID " + std::to_string(s.schema_id) + ", version " +
                          std::to_string(s.version) + ", " + type_name(s.type) + " " + s.columns.root;
+        std::optional<std::vector<columns::TableColumn>> existing;
+        try {
+          existing = warehouse.typed_columns(t.table);
+        } catch (const Error& e) {
+          if (e.error_class() != ErrorClass::fatal_table) throw;
+          t.error = e.what();
+          break;
+        }
+        auto evolution = columns::evolve_columns(
+            existing, s.columns.columns, [&](const columns::ColumnSpec& c) { return warehouse.column_sql_type(c); },
+            t.settings.on_breaking, warehouse.name_rules().max_identifier_bytes);
+        if (!evolution.breaking.empty()) {
+          t.error = "table " + t.table + " (topic " + t.topic + "): the latest value schema (" + t.typed_source +
+                    ") has a breaking change for its typed columns: " + evolution.breaking;
+          break;
+        }
+        t.settings.typed_columns = std::move(evolution.columns);
+        t.typed_sql_types = std::move(evolution.sql_types);
+        t.settings.changes = std::move(evolution.changes);
+        t.evolution_sql = warehouse.evolution_sql(t.table, t.settings.changes);
         break;
+      }
       case TableSchema::Status::no_subject:
         t.error = "table " + t.table + " (topic " + t.topic + ") has columns: from_schema, and the registry has no "
                   "schema for subject " + s.subject + ": register the topic's value schema under " + s.subject + ", " +
