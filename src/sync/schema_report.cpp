@@ -71,7 +71,7 @@ std::string format_text(const SchemaReport& r) {
   out << "  from each topic's latest value schema in the registry (subject <topic>-value); "
       << options_text(r.options) << "\n  beside krow's " << rows::kColumnCount
       << " metadata columns (" << metadata_names() << ")\n"
-      << "  a table gets these columns with columns: from_schema in the manifest's tables: (DuckDB only so far)\n";
+      << "  a table gets these columns with columns: from_schema in the manifest's tables: (DuckDB and PostgreSQL)\n";
   if (r.tables.empty()) out << "\n  no topics selected\n";
   for (const auto& t : r.tables) {
     out << "\ntable " << t.table << " (topic " << t.topic << ")\n";

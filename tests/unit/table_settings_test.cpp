@@ -75,5 +75,14 @@ TEST(TableSettings, TypedColumnsFromSchema) {
   EXPECT_THAT(refusal("tables:\n  a:\n    columns: from_schema\n    nested: json\n    colums: x\n"), HasSubstr("did you mean 'columns'"));
 }
 
+TEST(TableSettings, OnBreaking) {
+  const auto m = with_tables("tables:\n  a: {columns: from_schema, on_breaking: variant}\n  b: {columns: from_schema}\n");
+  EXPECT_EQ(settings_for(m.tables, "a").on_breaking, columns::OnBreaking::variant);
+  EXPECT_EQ(settings_for(m.tables, "b").on_breaking, columns::OnBreaking::fail);
+  EXPECT_THAT(refusal("tables: {a: {columns: from_schema, on_breaking: drop}}"),
+              HasSubstr("'on_breaking' must be one of fail, variant"));
+  EXPECT_THAT(refusal("tables: {a: {on_breaking: variant}}"), HasSubstr("on_breaking applies to typed columns only"));
+}
+
 }  // namespace
 }  // namespace krow
