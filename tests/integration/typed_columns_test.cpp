@@ -199,6 +199,26 @@ TEST_P(TypedColumns, DecimalsWiderThan38DigitsAreText) {
                   {"-0.00001", "0.0", std::nullopt}}));
 }
 
+TEST_P(TypedColumns, AValueTheEngineRefusesLeavesItsColumnNullWithTheReason) {
+  const auto topic = unique_name("typed-nul");
+  produce("avro-nul", topic);
+  sync_ok(typed_manifest(topic));
+  const auto rows = rows_of("SELECT CAST(n AS VARCHAR), CAST(s IS NULL AS VARCHAR), decode_error FROM " + target(table_of(topic)) +
+                            " ORDER BY kafka_offset");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], Cell("1"));
+  EXPECT_EQ(rows[1], (std::vector<Cell>{"2", "false", std::nullopt}));
+  if (pg()) {
+    // text cannot hold U+0000: the column is NULL and the row says why (the value, which
+    // jsonb cannot hold either, is kept as its JSON text).
+    EXPECT_EQ(rows[0][1], Cell("true"));
+    ASSERT_TRUE(rows[0][2]);
+    EXPECT_NE(rows[0][2]->find("column s not stored: PostgreSQL refused it"), std::string::npos) << *rows[0][2];
+  } else {
+    EXPECT_EQ(rows[0][1], Cell("false"));  // DuckDB's VARCHAR holds it
+  }
+}
+
 TEST_P(TypedColumns, ProtobufAndJsonSchemaTopics) {
   const auto proto = unique_name("typed-proto");
   const auto json = unique_name("typed-json");

@@ -1547,6 +1547,19 @@ def protobuf_typed(registry: SchemaRegistryClient, conf: dict):
     return Built(serializer, messages, verify=protobuf_verifier())
 
 
+@scenario("avro-nul", "Avro record whose string holds U+0000 (which PostgreSQL's text and jsonb refuse) beside an "
+          "int; string keys")
+def avro_nul(registry: SchemaRegistryClient, conf: dict):
+    from confluent_kafka.schema_registry.avro import AvroSerializer
+
+    schema = {"type": "record", "name": "Nul", "namespace": "krow.reference",
+              "fields": [{"name": "s", "type": "string"}, {"name": "n", "type": "int"}]}
+    messages = [Message("n1", dict(s="a\u0000b", n=1), dict(s="a\u0000b", n=1)),
+                Message("n2", dict(s="ok", n=2), dict(s="ok", n=2))]
+    serializer = AvroSerializer(registry, json.dumps(schema), conf=serializer_conf(conf))
+    return Built(serializer, messages, verify=avro_verifier(registry))
+
+
 # --- Schema evolution of typed tables ---------------------------------------------------------
 # Three versions of one value schema, each produced (two messages) by its own scenario into the
 # same topic, in order: v2 adds fields (a nullable one and one with a default) and widens
