@@ -51,7 +51,7 @@ Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned) 
 
 Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, const std::vector<ColumnSpec>& planned,
                          const std::function<std::string(const ColumnSpec&)>& sql_type, OnBreaking on_breaking,
-                         size_t max_name_bytes) {
+                         size_t max_name_bytes, const std::string& planned_from) {
   Evolution out;
   auto push = [&](ColumnSpec c, std::string type) {
     out.columns.push_back(std::move(c));
@@ -81,7 +81,7 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, c
     if (on_breaking == OnBreaking::fail) {
       if (!out.breaking.empty()) out.breaking += "; ";
       out.breaking += "field " + path_text(p.path) + ": column " + p.name + " is " + t.sql_type +
-                      " in the table but " + want + " (" + p.source + ") in the latest value schema (a " +
+                      " in the table but " + want + " (" + p.source + ") in " + planned_from + " (a " +
                       (t.spec ? breaking_word(*t.spec, p) : "changed") + " type)";
       continue;
     }
@@ -116,7 +116,7 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, c
         if (on_breaking == OnBreaking::fail) {
           if (!out.breaking.empty()) out.breaking += "; ";
           out.breaking += "column " + t.name + " (" + t.sql_type +
-                          ") is in the table but its field is not in the latest value schema (removed)";
+                          ") is in the table but its field is not in " + planned_from + " (removed)";
           continue;
         }
         ColumnChange ch;

@@ -80,8 +80,9 @@ Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned);
 // Compares `planned` (from the latest value schema) with `table` (its table's typed columns;
 // nullopt when the table does not exist yet, which then simply gets the plan). `sql_type`
 // names a column's engine type; `max_name_bytes` bounds variant column names.
+// `planned_from` names where the plan came from in messages.
 Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, const std::vector<ColumnSpec>& planned,
                          const std::function<std::string(const ColumnSpec&)>& sql_type, OnBreaking on_breaking,
-                         size_t max_name_bytes);
+                         size_t max_name_bytes, const std::string& planned_from = "the latest value schema");
 
 }  // namespace krow::columns

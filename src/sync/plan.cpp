@@ -289,7 +289,7 @@ std::string describe_strategy(const TableSettings& s) {
 // A table's typed columns for people: "none (the value as JSON)" or where they come from.
 std::string describe_columns(const TopicPlan& t) {
   if (t.settings.columns == TypedColumns::none) return "";
-  std::string out = "columns from_schema";
+  std::string out = t.settings.columns == TypedColumns::infer ? "columns infer" : "columns from_schema";
   if (t.settings.nested == NestedColumns::json) out += " (nested values as JSON)";
   if (!t.typed_source.empty())
     out += ": " + t.typed_source + ", " + std::to_string(t.settings.typed_columns.size()) + " typed column(s)";
@@ -303,7 +303,7 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
     return;
   }
   w.key("typed_columns").begin_object();
-  w.field("from", "schema").field("nested", t.settings.nested == NestedColumns::json ? "json" : "flatten");
+  w.field("from", t.settings.columns == TypedColumns::infer ? "infer" : "schema").field("nested", t.settings.nested == NestedColumns::json ? "json" : "flatten");
   w.field("source", t.typed_source);
   w.key("columns").begin_array();
   for (size_t i = 0; i < t.settings.typed_columns.size(); ++i) {

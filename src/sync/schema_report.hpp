@@ -5,6 +5,7 @@
 //
 // Thread: one thread at a time.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,11 @@ bool wants_typed_columns(const Plan& plan);
 // change without `on_breaking: variant` stops the table, naming the field and both types.
 // `registry` null: none is configured. Throws Error(transient) when the registry keeps
 // failing.
-void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehouse, bool tagged_unions);
+// `columns: infer` tables are planned from the values `sample` returns for them (the first
+// plain JSON values of the run; none when `sample` is empty) and the table's own columns.
+using JsonSampler = std::function<std::vector<std::string>(const TopicPlan&)>;
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehouse, bool tagged_unions,
+                        const JsonSampler& sample = {});
 
 // Plans the columns of every topic of `plan`. `registry` null: none configured (the report
 // then holds no tables). Throws Error(transient) when the registry keeps failing (see

@@ -22,6 +22,7 @@ const char* strategy_name(Strategy s);
 enum class TypedColumns {
   none,         // the metadata columns alone, the value as JSON (the default)
   from_schema,  // planned from the topic's latest value schema (subject <topic>-value)
+  infer,        // picked from a sample of the plain JSON values each run reads (columns/json_inference)
 };
 
 // How typed columns hold nested records, messages and objects (`nested:`).

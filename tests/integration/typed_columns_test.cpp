@@ -219,6 +219,50 @@ TEST_P(TypedColumns, AValueTheEngineRefusesLeavesItsColumnNullWithTheReason) {
   }
 }
 
+TEST_P(TypedColumns, InferredFromPlainJsonWithMixedTypes) {
+  const auto topic = make_topic("typed-infer");
+  Producer p(bootstrap_);
+  p.send(topic, Record{"k1", R"({"n": 1, "x": 1, "s": "a", "o": {"p": true}, "mixed": 1})"});
+  p.send(topic, Record{"k2", R"({"n": 2, "x": 2.5, "s": "b", "o": {"p": false}, "mixed": "one"})"});
+  p.send(topic, Record{"k3", "not json"});
+  p.flush();
+  // No registry: the columns come from the values this run reads.
+  const auto manifest = write_manifest({topic}, "tables:\n  \"" + topic + "\": {columns: infer}\n");
+  sync_ok(manifest);
+  const auto table = table_of(topic);
+  EXPECT_EQ(column_type(table, "n"), type("BIGINT", "bigint"));
+  EXPECT_EQ(column_type(table, "x"), type("DOUBLE", "double precision"));  // integers and reals
+  EXPECT_EQ(column_type(table, "s"), type("VARCHAR", "text"));
+  EXPECT_EQ(column_type(table, "o__p"), type("BOOLEAN", "boolean"));
+  EXPECT_EQ(column_type(table, "mixed"), type("JSON", "jsonb"));  // a number here, a string there
+  const auto values = [&] {
+    return rows_of("SELECT CAST(n AS VARCHAR), CAST(CAST(x * 10 AS BIGINT) AS VARCHAR), s, CAST(o__p AS VARCHAR), "
+                   "CAST(mixed AS VARCHAR), value_format, decode_error FROM " + target(table) + " ORDER BY kafka_offset");
+  };
+  auto rows = values();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], (std::vector<Cell>{"1", "10", "a", "true", "1", "json", std::nullopt}));
+  EXPECT_EQ(rows[1], (std::vector<Cell>{"2", "25", "b", "false", stored_json(Cell(R"("one")")), "json", std::nullopt}));
+  EXPECT_EQ(rows[2], (std::vector<Cell>{std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, "string",
+                                        std::nullopt}));
+  // A new field becomes a new column; columns the new sample does not show stay.
+  p.send(topic, Record{"k4", R"({"n": 3, "extra": "e"})"});
+  p.flush();
+  sync_ok(manifest);
+  EXPECT_EQ(column_type(table, "extra"), type("VARCHAR", "text"));
+  EXPECT_EQ(rows_of("SELECT CAST(n AS VARCHAR), extra, s FROM " + target(table) + " WHERE kafka_offset = 3"),
+            (Rows{{"3", "e", std::nullopt}}));
+  // A field that turns from a number into text is a breaking change, as with a schema.
+  p.send(topic, Record{"k5", R"({"n": "three"})"});
+  p.flush();
+  const auto r = krow({"sync", manifest});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("field n: column n is " + type("BIGINT", "bigint") + " in the table but " +
+                                 type("JSON", "jsonb") + " (inferred text) in the sampled values (a changed type)"),
+            std::string::npos)
+      << r.out << r.err;
+}
+
 TEST_P(TypedColumns, ProtobufAndJsonSchemaTopics) {
   const auto proto = unique_name("typed-proto");
   const auto json = unique_name("typed-json");
