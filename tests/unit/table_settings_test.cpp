@@ -68,7 +68,9 @@ TEST(TableSettings, TypedColumnsFromSchema) {
   EXPECT_EQ(settings_for(m.tables, "payments").nested, NestedColumns::json);
   EXPECT_EQ(settings_for(m.tables, "other").columns, TypedColumns::none);
   EXPECT_TRUE(settings_for(m.tables, "orders.eu").typed_columns.empty());  // planned later, from the registry
-  EXPECT_THAT(refusal("tables: {a: {columns: infer}}"), HasSubstr("'columns' must be one of none, from_schema"));
+  EXPECT_THAT(refusal("tables: {a: {columns: guess}}"), HasSubstr("'columns' must be one of none, from_schema, infer"));
+  EXPECT_EQ(settings_for(with_tables("tables: {a: {columns: infer, nested: json}}").tables, "a").columns,
+            TypedColumns::infer);
   EXPECT_THAT(refusal("tables: {a: {columns: from_schema, nested: deep}}"),
               HasSubstr("'nested' must be one of flatten, json"));
   EXPECT_THAT(refusal("tables: {a: {nested: json}}"), HasSubstr("nested applies to typed columns only"));
