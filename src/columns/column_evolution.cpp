@@ -9,17 +9,20 @@ namespace krow::columns {
 
 namespace {
 
-bool is_variant(const std::string& name) { return name.rfind(kVariantPrefix, 0) == 0; }
+bool is_variant(const std::string& name) {
+  return name.rfind(kVariantPrefix, 0) == 0;
+}
 
 std::string variant_name(const std::string& column, size_t max_bytes) {
   return bounded_name(std::string(kVariantPrefix) + column, max_bytes);
 }
 
 const char* breaking_word(const ColumnSpec& table, const ColumnSpec& planned) {
-  const bool narrowed = (table.type == ColumnType::int64 && planned.type == ColumnType::int32) ||
-                        (table.type == ColumnType::float64 && planned.type == ColumnType::float32) ||
-                        (table.type == ColumnType::decimal && planned.type == ColumnType::decimal &&
-                         table.scale == planned.scale && planned.precision < table.precision);
+  const bool narrowed =
+      (table.type == ColumnType::int64 && planned.type == ColumnType::int32) ||
+      (table.type == ColumnType::float64 && planned.type == ColumnType::float32) ||
+      (table.type == ColumnType::decimal && planned.type == ColumnType::decimal &&
+       table.scale == planned.scale && planned.precision < table.precision);
   return narrowed ? "narrowed" : "changed";
 }
 
@@ -27,19 +30,25 @@ const char* breaking_word(const ColumnSpec& table, const ColumnSpec& planned) {
 
 std::string_view change_kind_name(ChangeKind kind) {
   switch (kind) {
-    case ChangeKind::add: return "add";
-    case ChangeKind::widen: return "widen";
-    case ChangeKind::variant: return "variant";
-    case ChangeKind::retire: return "retire";
+    case ChangeKind::add:
+      return "add";
+    case ChangeKind::widen:
+      return "widen";
+    case ChangeKind::variant:
+      return "variant";
+    case ChangeKind::retire:
+      return "retire";
   }
   return "add";
 }
 
 Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned) {
   auto text_like = [](ColumnType t) { return t == ColumnType::text || t == ColumnType::bytes; };
-  if (text_like(table.type) && text_like(planned.type)) return Compatibility::same;  // both text in every engine
+  if (text_like(table.type) && text_like(planned.type))
+    return Compatibility::same;  // both text in every engine
   if (table.type == ColumnType::decimal && planned.type == ColumnType::decimal) {
-    if (table.scale != planned.scale || planned.precision < table.precision) return Compatibility::breaking;
+    if (table.scale != planned.scale || planned.precision < table.precision)
+      return Compatibility::breaking;
     return planned.precision == table.precision ? Compatibility::same : Compatibility::widening;
   }
   if (table.type == planned.type) return Compatibility::same;
@@ -49,9 +58,11 @@ Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned) 
   return Compatibility::breaking;
 }
 
-Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, const std::vector<ColumnSpec>& planned,
-                         const std::function<std::string(const ColumnSpec&)>& sql_type, OnBreaking on_breaking,
-                         size_t max_name_bytes, const std::string& planned_from) {
+Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table,
+                         const std::vector<ColumnSpec>& planned,
+                         const std::function<std::string(const ColumnSpec&)>& sql_type,
+                         OnBreaking on_breaking, size_t max_name_bytes,
+                         const std::string& planned_from) {
   Evolution out;
   auto push = [&](ColumnSpec c, std::string type) {
     out.columns.push_back(std::move(c));
@@ -81,8 +92,8 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, c
     if (on_breaking == OnBreaking::fail) {
       if (!out.breaking.empty()) out.breaking += "; ";
       out.breaking += "field " + path_text(p.path) + ": column " + p.name + " is " + t.sql_type +
-                      " in the table but " + want + " (" + p.source + ") in " + planned_from + " (a " +
-                      (t.spec ? breaking_word(*t.spec, p) : "changed") + " type)";
+                      " in the table but " + want + " (" + p.source + ") in " + planned_from +
+                      " (a " + (t.spec ? breaking_word(*t.spec, p) : "changed") + " type)";
       continue;
     }
     broken[variant_name(p.name, max_name_bytes)] = k;
@@ -116,7 +127,8 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, c
         if (on_breaking == OnBreaking::fail) {
           if (!out.breaking.empty()) out.breaking += "; ";
           out.breaking += "column " + t.name + " (" + t.sql_type +
-                          ") is in the table but its field is not in " + planned_from + " (removed)";
+                          ") is in the table but its field is not in " + planned_from +
+                          " (removed)";
           continue;
         }
         ColumnChange ch;
@@ -148,9 +160,12 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, c
     push(p, t.sql_type == want ? t.sql_type : want);
   }
   if (!out.breaking.empty()) {
-    out.breaking += ". krow never drops, renames or narrows a column: give the table on_breaking: variant in its "
-                    "entry of the manifest's tables: (such values then go to a JSON column __krow_nc__<column>), "
-                    "or alter or drop the column (or the table)";
+    out.breaking +=
+        ". krow never drops, renames or narrows a column: give the table on_breaking: variant in "
+        "its "
+        "entry of the manifest's tables: (such values then go to a JSON column "
+        "__krow_nc__<column>), "
+        "or alter or drop the column (or the table)";
     return out;
   }
 

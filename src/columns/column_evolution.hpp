@@ -54,10 +54,12 @@ std::string_view change_kind_name(ChangeKind kind);  // "add", "widen", "variant
 
 struct ColumnChange {
   ChangeKind kind = ChangeKind::add;
-  ColumnSpec column;      // add, widen: the column as planned; variant: the variant column; retire: the kept column
-  std::string of;         // variant: the table column whose values it takes instead; else column.name
+  ColumnSpec column;  // add, widen: the column as planned; variant: the variant column; retire: the
+                      // kept column
+  std::string of;     // variant: the table column whose values it takes instead; else column.name
   std::string from_type;  // widen, variant, retire: the table's type of `of`
-  std::string to_type;    // add, widen: the type to add or widen to; variant: the planned type that did not fit
+  std::string to_type;    // add, widen: the type to add or widen to; variant: the planned type that
+                          // did not fit
   bool ddl = false;       // the table changes (a column added or altered)
 };
 
@@ -81,8 +83,10 @@ Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned);
 // nullopt when the table does not exist yet, which then simply gets the plan). `sql_type`
 // names a column's engine type; `max_name_bytes` bounds variant column names.
 // `planned_from` names where the plan came from in messages.
-Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table, const std::vector<ColumnSpec>& planned,
-                         const std::function<std::string(const ColumnSpec&)>& sql_type, OnBreaking on_breaking,
-                         size_t max_name_bytes, const std::string& planned_from = "the latest value schema");
+Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table,
+                         const std::vector<ColumnSpec>& planned,
+                         const std::function<std::string(const ColumnSpec&)>& sql_type,
+                         OnBreaking on_breaking, size_t max_name_bytes,
+                         const std::string& planned_from = "the latest value schema");
 
 }  // namespace krow::columns

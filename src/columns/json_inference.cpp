@@ -26,21 +26,28 @@ struct Seen {
 
 ColumnType type_of(const element& e) {
   switch (e.type()) {
-    case element_type::BOOL: return ColumnType::boolean;
-    case element_type::INT64: return ColumnType::int64;
-    case element_type::DOUBLE: return ColumnType::float64;
-    case element_type::STRING: return ColumnType::text;
-    default: return ColumnType::json;  // arrays, objects kept whole, integers beyond 64 bits
+    case element_type::BOOL:
+      return ColumnType::boolean;
+    case element_type::INT64:
+      return ColumnType::int64;
+    case element_type::DOUBLE:
+      return ColumnType::float64;
+    case element_type::STRING:
+      return ColumnType::text;
+    default:
+      return ColumnType::json;  // arrays, objects kept whole, integers beyond 64 bits
   }
 }
 
 ColumnType unify_types(ColumnType a, ColumnType b) {
   if (a == b) return a;
   auto number = [](ColumnType t) {
-    return t == ColumnType::int32 || t == ColumnType::int64 || t == ColumnType::float32 || t == ColumnType::float64;
+    return t == ColumnType::int32 || t == ColumnType::int64 || t == ColumnType::float32 ||
+           t == ColumnType::float64;
   };
   if (number(a) && number(b)) {
-    if (a == ColumnType::float64 || b == ColumnType::float64 || a == ColumnType::float32 || b == ColumnType::float32)
+    if (a == ColumnType::float64 || b == ColumnType::float64 || a == ColumnType::float32 ||
+        b == ColumnType::float32)
       return ColumnType::float64;
     return ColumnType::int64;
   }
@@ -122,7 +129,8 @@ ColumnSpec unify_inferred(const ColumnSpec& a, const ColumnSpec& b) {
   return out;
 }
 
-ColumnPlan infer_json_columns(const std::vector<std::string>& samples, const ColumnOptions& options) {
+ColumnPlan infer_json_columns(const std::vector<std::string>& samples,
+                              const ColumnOptions& options) {
   std::map<std::vector<std::string>, Seen> seen;
   Walker walker(options, seen);
   simdjson::dom::parser parser;
@@ -159,8 +167,8 @@ ColumnPlan infer_json_columns(const std::vector<std::string>& samples, const Col
   return plan;
 }
 
-std::vector<ColumnSpec> merge_inferred(const std::optional<std::vector<TableColumn>>& table, const ColumnPlan& inferred,
-                                       const ColumnOptions& options) {
+std::vector<ColumnSpec> merge_inferred(const std::optional<std::vector<TableColumn>>& table,
+                                       const ColumnPlan& inferred, const ColumnOptions& options) {
   if (!table) return inferred.columns;
   std::map<std::string, const ColumnSpec*> by_name;
   for (const auto& c : inferred.columns) by_name[c.name] = &c;

@@ -21,7 +21,8 @@
 namespace krow::columns {
 
 // Plans the columns of `samples` (JSON texts; those that are not JSON objects are skipped).
-ColumnPlan infer_json_columns(const std::vector<std::string>& samples, const ColumnOptions& options);
+ColumnPlan infer_json_columns(const std::vector<std::string>& samples,
+                              const ColumnOptions& options);
 
 // The type a column must have to hold values of both `a` and `b` as inference sees them
 // (int64 and float64 → float64; otherwise, when they differ, json).
@@ -31,7 +32,7 @@ ColumnSpec unify_inferred(const ColumnSpec& a, const ColumnSpec& b);
 // `inferred` types it, unified with what the table holds: a sample never narrows a column,
 // and a column the sample did not see is kept), then the newly seen ones. `table` nullopt:
 // the table does not exist yet.
-std::vector<ColumnSpec> merge_inferred(const std::optional<std::vector<TableColumn>>& table, const ColumnPlan& inferred,
-                                       const ColumnOptions& options);
+std::vector<ColumnSpec> merge_inferred(const std::optional<std::vector<TableColumn>>& table,
+                                       const ColumnPlan& inferred, const ColumnOptions& options);
 
 }  // namespace krow::columns

@@ -1,9 +1,9 @@
 // `columns: infer` (columns/json_inference): the types picked from a sample of plain JSON
 // values, mixed types included, and how a sample meets the columns a table already has.
 
-#include <gtest/gtest.h>
-
 #include "columns/json_inference.hpp"
+
+#include <gtest/gtest.h>
 
 namespace krow::columns {
 namespace {
@@ -20,13 +20,19 @@ TEST(JsonInference, TypesFromTheSampleMixedOnesAsJson) {
        R"({"i": -9223372036854775808, "f": 2.5, "s": "y", "b": false, "mixed": "one", "o": {"p": 2}, "shape": {"x": 1}})",
        "not json", "[1, 2]", R"({"id": null, "big": 18446744073709551615, "late": 3})"},
       ColumnOptions{});
-  EXPECT_EQ(columns_of(plan), (std::vector<std::pair<std::string, ColumnType>>{
-                                  {"i", ColumnType::int64},      {"f", ColumnType::float64},
-                                  {"s", ColumnType::text},       {"b", ColumnType::boolean},
-                                  {"mixed", ColumnType::json},   {"o__p", ColumnType::int64},
-                                  {"o__q", ColumnType::text},    {"arr", ColumnType::json},
-                                  {"shape", ColumnType::json},   {"value__id", ColumnType::json},
-                                  {"big", ColumnType::json},     {"late", ColumnType::int64}}));
+  EXPECT_EQ(columns_of(plan),
+            (std::vector<std::pair<std::string, ColumnType>>{{"i", ColumnType::int64},
+                                                             {"f", ColumnType::float64},
+                                                             {"s", ColumnType::text},
+                                                             {"b", ColumnType::boolean},
+                                                             {"mixed", ColumnType::json},
+                                                             {"o__p", ColumnType::int64},
+                                                             {"o__q", ColumnType::text},
+                                                             {"arr", ColumnType::json},
+                                                             {"shape", ColumnType::json},
+                                                             {"value__id", ColumnType::json},
+                                                             {"big", ColumnType::json},
+                                                             {"late", ColumnType::int64}}));
   for (const auto& c : plan.columns) EXPECT_TRUE(c.nullable) << c.name;
   EXPECT_EQ(plan.columns[5].path, (std::vector<std::string>{"o", "p"}));
   EXPECT_EQ(plan.root, "object (inferred from 3 sampled JSON value(s))");
@@ -36,8 +42,8 @@ TEST(JsonInference, NestedAsJson) {
   ColumnOptions options;
   options.nested = NestedMode::json;
   const auto plan = infer_json_columns({R"({"o": {"p": 1}, "n": 2})"}, options);
-  EXPECT_EQ(columns_of(plan),
-            (std::vector<std::pair<std::string, ColumnType>>{{"o", ColumnType::json}, {"n", ColumnType::int64}}));
+  EXPECT_EQ(columns_of(plan), (std::vector<std::pair<std::string, ColumnType>>{
+                                  {"o", ColumnType::json}, {"n", ColumnType::int64}}));
 }
 
 TEST(JsonInference, ASampleMeetsTheTable) {
@@ -50,7 +56,8 @@ TEST(JsonInference, ASampleMeetsTheTable) {
   ColumnSpec gone = i;
   gone.name = "o__gone";
   gone.type = ColumnType::text;
-  const std::vector<TableColumn> table = {{"n", "BIGINT", i}, {"j", "JSON", j}, {"o__gone", "VARCHAR", gone}};
+  const std::vector<TableColumn> table = {
+      {"n", "BIGINT", i}, {"j", "JSON", j}, {"o__gone", "VARCHAR", gone}};
   // j seen as a number now: a JSON column holds it; n seen as a real: the table's column
   // would need another type (evolve_columns decides); o__gone not in this sample: kept, and
   // filled from o.gone when a value has it; `new` appended.

@@ -2,13 +2,14 @@
 // bytes PostgreSQL's own numeric_send writes for the same values (base-10000 digits, weight,
 // sign, display scale), worked out by hand from its documented format.
 
+#include "warehouse/postgres/pg_copy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "rows/typed_values.hpp"
-#include "warehouse/postgres/pg_copy.hpp"
 
 namespace krow::pg {
 namespace {
@@ -20,7 +21,8 @@ std::vector<int> numeric(rows::UInt128 magnitude, bool negative, int scale) {
   w.numeric(magnitude, negative, scale);
   std::vector<int> v;
   for (size_t i = 4; i + 1 < out.size(); i += 2)
-    v.push_back(static_cast<int16_t>(static_cast<uint8_t>(out[i]) << 8 | static_cast<uint8_t>(out[i + 1])));
+    v.push_back(
+        static_cast<int16_t>(static_cast<uint8_t>(out[i]) << 8 | static_cast<uint8_t>(out[i + 1])));
   const int length = static_cast<uint8_t>(out[2]) << 8 | static_cast<uint8_t>(out[3]);
   EXPECT_EQ(length, static_cast<int>(out.size()) - 4);
   return v;
@@ -36,12 +38,14 @@ TEST(PgCopy, Numeric) {
   // Zero has no digits, and no sign.
   EXPECT_EQ(numeric(0, true, 3), (std::vector<int>{0, 0, 0, 3}));
   // 2^64 - 1, as numeric(20,0): 1844 6744 0737 0955 1615.
-  EXPECT_EQ(numeric(18446744073709551615u, false, 0), (std::vector<int>{5, 4, 0, 0, 1844, 6744, 737, 955, 1615}));
+  EXPECT_EQ(numeric(18446744073709551615u, false, 0),
+            (std::vector<int>{5, 4, 0, 0, 1844, 6744, 737, 955, 1615}));
   // 38 digits with 10 after the point: 1234567890123456789012345678.9012345678.
   rows::Int128 v;
   ASSERT_TRUE(rows::parse_decimal("1234567890123456789012345678.9012345678", 38, 10, v));
-  EXPECT_EQ(numeric(static_cast<rows::UInt128>(v), false, 10),
-            (std::vector<int>{10, 6, 0, 10, 1234, 5678, 9012, 3456, 7890, 1234, 5678, 9012, 3456, 7800}));
+  EXPECT_EQ(
+      numeric(static_cast<rows::UInt128>(v), false, 10),
+      (std::vector<int>{10, 6, 0, 10, 1234, 5678, 9012, 3456, 7890, 1234, 5678, 9012, 3456, 7800}));
 }
 
 }  // namespace
