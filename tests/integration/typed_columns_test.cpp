@@ -397,6 +397,9 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   EXPECT_EQ(column_type(table, "name"), type("VARCHAR", "text"));
   EXPECT_EQ(column_type(table, "qty"), type("INTEGER", "integer"));
   EXPECT_EQ(column_type(table, "price"), type("FLOAT", "real"));
+  if (format == "avro") {
+    EXPECT_EQ(column_type(table, "amount"), type("DECIMAL(6,2)", "numeric(6,2)"));
+  }
 
   // v2: fields added, int and float widened. The plan shows the DDL the sync then runs.
   produce(format + "-evolve-v2", topic);
@@ -422,6 +425,12 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   EXPECT_EQ(column_type(table, "qty"), type("BIGINT", "bigint"));
   EXPECT_EQ(column_type(table, "price"), type("DOUBLE", "double precision"));
   EXPECT_EQ(column_type(table, "note"), type("VARCHAR", "text"));
+  if (format == "avro") {
+    // DECIMAL precision up, same scale: widened too, every stored value kept.
+    EXPECT_EQ(column_type(table, "amount"), type("DECIMAL(10,2)", "numeric(10,2)"));
+    EXPECT_EQ(rows_of("SELECT CAST(amount AS VARCHAR) FROM " + target(table) + " ORDER BY kafka_offset"),
+              (Rows{{"1234.56"}, {"-0.01"}, {"12345678.90"}, {"0.00"}}));
+  }
   const auto values = [&] {
     return rows_of("SELECT CAST(value__id AS VARCHAR), name, CAST(qty AS VARCHAR), CAST(CAST(price * 100 AS BIGINT) AS "
                    "VARCHAR), note, decode_error FROM " + target(table) + " ORDER BY kafka_offset");

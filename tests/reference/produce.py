@@ -1573,6 +1573,8 @@ def avro_evolve_schema(version: int) -> dict:
         {"name": "name", "type": "int" if version >= 3 else "string"},
         {"name": "qty", "type": "long" if version >= 2 else "int"},
         {"name": "price", "type": "double" if version >= 2 else "float"},
+        {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 10 if version >= 2 else 6,
+                                    "scale": 2}},
     ]
     if version >= 2:
         fields += [{"name": "note", "type": ["null", "string"], "default": None},
@@ -1580,28 +1582,38 @@ def avro_evolve_schema(version: int) -> dict:
     return {"type": "record", "name": "Evolve", "namespace": "krow.reference", "fields": fields}
 
 
-AVRO_EVOLVE_VALUES = {
-    1: [dict(id=1, name="a", qty=10, price=1.5), dict(id=2, name="b", qty=-3, price=0.25)],
-    2: [dict(id=3, name="c", qty=9007199254740993, price=0.1, note="n", level=5),
-        dict(id=4, name="d", qty=1, price=2.0, note=None, level=0)],
-    3: [dict(id=5, name=42, qty=7, price=3.5, note="x", level=1),
-        dict(id=6, name=-1, qty=8, price=-0.5, note=None, level=2)],
-}
+def _evolve_values():
+    from decimal import Decimal
+
+    return {
+        1: [dict(id=1, name="a", qty=10, price=1.5, amount=Decimal("1234.56")),
+            dict(id=2, name="b", qty=-3, price=0.25, amount=Decimal("-0.01"))],
+        2: [dict(id=3, name="c", qty=9007199254740993, price=0.1, amount=Decimal("12345678.90"), note="n", level=5),
+            dict(id=4, name="d", qty=1, price=2.0, amount=Decimal("0.00"), note=None, level=0)],
+        3: [dict(id=5, name=42, qty=7, price=3.5, amount=Decimal("1.00"), note="x", level=1),
+            dict(id=6, name=-1, qty=8, price=-0.5, amount=Decimal("-2.50"), note=None, level=2)],
+    }
 
 
 def avro_evolve(version: int):
     def build(registry: SchemaRegistryClient, conf: dict):
         from confluent_kafka.schema_registry.avro import AvroSerializer
 
-        messages = [Message(f"e{v['id']}", v, v) for v in AVRO_EVOLVE_VALUES[version]]
+        from decimal import Decimal
+
+        def expected(v: dict) -> dict:  # decimals as the exact text krow writes
+            return {k: format(x, "f") if isinstance(x, Decimal) else x for k, x in v.items()}
+
+        messages = [Message(f"e{v['id']}", v, expected(v)) for v in _evolve_values()[version]]
         serializer = AvroSerializer(registry, json.dumps(avro_evolve_schema(version)), conf=serializer_conf(conf))
         return Built(serializer, messages, verify=avro_verifier(registry))
 
     return build
 
 
-for _v, _what in ((1, "id int, name string, qty int, price float"),
-                  (2, "v1 + note (nullable string), level (int, default 0); qty long, price double (widened)"),
+for _v, _what in ((1, "id int, name string, qty int, price float, amount decimal(6,2)"),
+                  (2, "v1 + note (nullable string), level (int, default 0); qty long, price double, amount "
+                      "decimal(6,2) -> decimal(10,2) (widened)"),
                   (3, "v2 with name an int (breaking: string -> int)")):
     scenario(f"avro-evolve-v{_v}", f"Avro schema evolution, version {_v} of 3: {_what}; string keys")(avro_evolve(_v))
 
