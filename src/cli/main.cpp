@@ -32,6 +32,7 @@
 #include "sync/sync_engine.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
+#include "sync/json_sample.hpp"
 #include "warehouse/adapters.hpp"
 
 namespace {
@@ -112,7 +113,12 @@ int cmd_plan(const std::string& manifest_path, const std::string& format, const 
       registry->set_when_failing("check registry.url (and registry.ca_file) and that the registry is up, then run "
                                  "`krow plan` again");
     }
-    krow::plan_typed_columns(plan, registry.get(), *warehouse, manifest.registry.tagged_unions);
+    // `columns: infer` tables sample what the sync would read, as it would.
+    krow::plan_typed_columns(plan, registry.get(), *warehouse, manifest.registry.tagged_unions,
+                             [&](const krow::TopicPlan& t) {
+                               return krow::sample_json_values(manifest.source, t, krow::kInferSample,
+                                                               std::chrono::seconds(manifest.source.retry_timeout_s));
+                             });
   }
   const auto f = format == "json" ? krow::PlanFormat::json : format == "md" ? krow::PlanFormat::md : krow::PlanFormat::text;
   std::cout << krow::format_plan(plan, f);

@@ -44,6 +44,11 @@ std::string with_hash(const std::string& base, const std::string& hashed, size_t
 
 }  // namespace
 
+std::string bounded_name(const std::string& name, size_t max_bytes) {
+  if (max_bytes <= kSuffixBytes || name.size() <= max_bytes) return name;
+  return with_hash(name, name, max_bytes);
+}
+
 void assign_names(std::vector<ColumnSpec>& columns, const std::string& separator,
                   size_t max_bytes) {
   // A limit too small for a suffix is no limit krow can honour; engines have 63 bytes or more.

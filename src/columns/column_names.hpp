@@ -23,4 +23,7 @@ namespace krow::columns {
 // Fills `name` of every column from its path, in order, by the rules above.
 void assign_names(std::vector<ColumnSpec>& columns, const std::string& separator, size_t max_bytes);
 
+// `name` within `max_bytes` (0: no limit) by rule 3.
+std::string bounded_name(const std::string& name, size_t max_bytes);
+
 }  // namespace krow::columns

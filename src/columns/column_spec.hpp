@@ -45,6 +45,9 @@ struct ColumnSpec {
   bool nullable = true;   // false only when every decoded value carries it
   std::string
       source;  // the schema's type: "long (timestamp-millis)", "int64", "string (format date-time)"
+  // A column the table keeps although the schema no longer fills it (a field removed, or one
+  // whose values now go to its variant column: columns/column_evolution): always NULL.
+  bool retired = false;
 };
 
 // `path` as one text, segments joined with `.` ("address.street"; "(root)" when empty).

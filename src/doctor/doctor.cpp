@@ -97,6 +97,10 @@ class NoState final : public Warehouse {
   std::string describe() const override { return "no warehouse state (it could not be opened)"; }
   NameRules name_rules() const override { return {}; }
   std::string column_sql_type(const columns::ColumnSpec&) const override { return "?"; }
+  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
+  std::vector<std::string> evolution_sql(const std::string&, const std::vector<columns::ColumnChange>&) const override {
+    return {};
+  }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
   void create_table(const std::string&, const std::string&, const std::string&, const TableSettings&) override {

@@ -30,7 +30,7 @@ std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Nod
       out.push_back(std::move(rule));
       continue;
     }
-    r.check_keys(s, where, {"strategy", "unique_key", "tombstones", "columns", "nested"});
+    r.check_keys(s, where, {"strategy", "unique_key", "tombstones", "columns", "nested", "on_breaking"});
     auto& t = rule.settings;
     if (auto n = s["strategy"]) {
       const auto v = r.one_of(n, "strategy", {"append", "latest_by_key", "full_refresh"});
@@ -49,12 +49,19 @@ std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Nod
     }
     if (auto n = s["tombstones"]) t.keep_tombstones = r.one_of(n, "tombstones", {"delete", "keep"}) == "keep";
     if (auto n = s["columns"])
-      t.columns = r.one_of(n, "columns", {"none", "from_schema"}) == "from_schema" ? TypedColumns::from_schema
-                                                                                 : TypedColumns::none;
+    {
+      const auto v = r.one_of(n, "columns", {"none", "from_schema", "infer"});
+      t.columns = v == "from_schema" ? TypedColumns::from_schema : v == "infer" ? TypedColumns::infer : TypedColumns::none;
+    }
     if (auto n = s["nested"])
       t.nested = r.one_of(n, "nested", {"flatten", "json"}) == "json" ? NestedColumns::json : NestedColumns::flatten;
     if (s["nested"] && t.columns == TypedColumns::none)
-      r.fail(s["nested"], where + ": nested applies to typed columns only (columns: from_schema)");
+      r.fail(s["nested"], where + ": nested applies to typed columns only (columns: from_schema or infer)");
+    if (auto n = s["on_breaking"])
+      t.on_breaking = r.one_of(n, "on_breaking", {"fail", "variant"}) == "variant" ? columns::OnBreaking::variant
+                                                                                  : columns::OnBreaking::fail;
+    if (s["on_breaking"] && t.columns == TypedColumns::none)
+      r.fail(s["on_breaking"], where + ": on_breaking applies to typed columns only (columns: from_schema or infer)");
     if (t.strategy != Strategy::latest_by_key && (s["unique_key"] || s["tombstones"]))
       r.fail(s["unique_key"] ? s["unique_key"] : s["tombstones"],
              where + ": unique_key and tombstones apply to strategy: latest_by_key only");

@@ -94,6 +94,17 @@ void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIn
   }
   if (note.empty()) note = column_name + " not stored: ";
   note.append(reason);
+  add_note(row, note);
+}
+
+void RowBatch::replace_unstorable_typed(size_t table, size_t row_index, size_t column, std::string_view reason) {
+  auto& t = tables_[table];
+  if (t.encoded) t.encoded->current = false;
+  t.cells[row_index * t.typed_count() + column] = rows::TypedCell{};
+  add_note(t.rows[row_index], "column " + t.typed->columns[column].name + " not stored: " + std::string(reason));
+}
+
+void RowBatch::add_note(Row& row, std::string_view note) {
   const size_t start = arena_.size();
   if (row.decode_error.present) {
     const auto before = std::string(row.decode_error.view(arena_));

@@ -92,8 +92,13 @@ class RowBatch {
   // columns have `as_text`; other columns always become NULL. NOT NULL columns (id, topic ID,
   // partition, offset, tombstone flag) hold what every engine stores and are left alone.
   void replace_unstorable(size_t table, size_t row, rows::ColumnIndex column, Fallback how, std::string_view reason);
+  // The same for a typed column (its index in the table's layout): the cell becomes NULL.
+  void replace_unstorable_typed(size_t table, size_t row, size_t column, std::string_view reason);
 
  private:
+  // Appends `note` to a row's decode_error.
+  void add_note(Row& row, std::string_view note);
+
   std::string arena_;
   std::vector<TableRows> tables_;
   size_t rows_ = 0;

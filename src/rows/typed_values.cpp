@@ -377,6 +377,7 @@ void TypedExtractor::extract(std::string_view json, const TypedLayout& layout, T
   }
   for (size_t i = 0; i < layout.columns.size(); ++i) {
     const auto& spec = layout.columns[i];
+    if (spec.retired) continue;
     element e = root;
     bool found = true;
     for (const auto& step : spec.path) {

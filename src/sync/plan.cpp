@@ -83,6 +83,17 @@ void apply_bounds(std::vector<TopicPlan>& topics, const BoundsConfig& bounds,
   }
 }
 
+void write_column_changes_json(JsonWriter& w, const std::vector<columns::ColumnChange>& changes) {
+  w.begin_array();
+  for (const auto& c : changes) {
+    w.begin_object().field("kind", columns::change_kind_name(c.kind)).field("column", c.column.name).field("of", c.of);
+    if (c.from_type.empty()) w.key("from").null(); else w.field("from", c.from_type);
+    if (c.to_type.empty()) w.key("to").null(); else w.field("to", c.to_type);
+    w.field("ddl", c.ddl).end_object();
+  }
+  w.end_array();
+}
+
 void write_bounds_json(JsonWriter& w, const BoundsConfig& b) {
   w.begin_object();
   if (b.max_messages) w.field("max_messages", *b.max_messages); else w.key("max_messages").null();
@@ -278,7 +289,7 @@ std::string describe_strategy(const TableSettings& s) {
 // A table's typed columns for people: "none (the value as JSON)" or where they come from.
 std::string describe_columns(const TopicPlan& t) {
   if (t.settings.columns == TypedColumns::none) return "";
-  std::string out = "columns from_schema";
+  std::string out = t.settings.columns == TypedColumns::infer ? "columns infer" : "columns from_schema";
   if (t.settings.nested == NestedColumns::json) out += " (nested values as JSON)";
   if (!t.typed_source.empty())
     out += ": " + t.typed_source + ", " + std::to_string(t.settings.typed_columns.size()) + " typed column(s)";
@@ -292,7 +303,7 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
     return;
   }
   w.key("typed_columns").begin_object();
-  w.field("from", "schema").field("nested", t.settings.nested == NestedColumns::json ? "json" : "flatten");
+  w.field("from", t.settings.columns == TypedColumns::infer ? "infer" : "schema").field("nested", t.settings.nested == NestedColumns::json ? "json" : "flatten");
   w.field("source", t.typed_source);
   w.key("columns").begin_array();
   for (size_t i = 0; i < t.settings.typed_columns.size(); ++i) {
@@ -300,11 +311,37 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
     w.begin_object().field("name", c.name);
     w.field("type", i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string());
     w.field("column_type", columns::column_type_name(c.type)).field("nullable", c.nullable);
+    w.field("retired", c.retired);
     w.key("path").begin_array();
     for (const auto& p : c.path) w.value(p);
     w.end_array().end_object();
   }
+  w.end_array();
+  w.key("changes");
+  write_column_changes_json(w, t.settings.changes);
+  w.key("ddl").begin_array();
+  for (const auto& sql : t.evolution_sql) w.value(sql);
   w.end_array().end_object();
+}
+
+// A typed column's path for people, or why a kept column is NULL from now on.
+std::string column_source(const columns::ColumnSpec& c) {
+  return c.retired ? "no longer filled: NULL in new rows" : columns::path_text(c.path);
+}
+
+// A typed column change for people.
+std::string describe_change(const columns::ColumnChange& c) {
+  using columns::ChangeKind;
+  switch (c.kind) {
+    case ChangeKind::add: return "add column " + c.column.name + " " + c.to_type;
+    case ChangeKind::widen: return "widen column " + c.column.name + " " + c.from_type + " -> " + c.to_type;
+    case ChangeKind::variant:
+      return "breaking change isolated: field " + columns::path_text(c.column.path) + " is " + c.to_type +
+             " in the schema, column " + c.of + " is " + c.from_type + "; its values go to " + c.column.name +
+             " (JSON)" + (c.ddl ? ", added" : "");
+    case ChangeKind::retire: return "column " + c.of + " (" + c.from_type + ") is no longer in the schema: kept, NULL in new rows";
+  }
+  return "";
 }
 
 std::string format_json(const Plan& plan) {
@@ -396,7 +433,9 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
       for (size_t i = 0; i < t.settings.typed_columns.size(); ++i)
         out << "  - `" << t.settings.typed_columns[i].name << "` "
             << (i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string()) << " (`"
-            << columns::path_text(t.settings.typed_columns[i].path) << "`)\n";
+            << column_source(t.settings.typed_columns[i]) << "`)\n";
+      for (const auto& c : t.settings.changes) out << "  - " << describe_change(c) << "\n";
+      for (const auto& sql : t.evolution_sql) out << "  - DDL: `" << sql << "`\n";
     }
     out << "\n## Quality gates\n\n- publish: " << describe_publish(plan.quality) << "\n";
     if (plan.quality.gates.empty()) out << "- no gates (`quality.gates` in the manifest)\n";
@@ -426,7 +465,9 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
       for (size_t i = 0; i < t.settings.typed_columns.size(); ++i)
         out << "      " << t.settings.typed_columns[i].name << " "
             << (i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string()) << "  ("
-            << columns::path_text(t.settings.typed_columns[i].path) << ")\n";
+            << column_source(t.settings.typed_columns[i]) << ")\n";
+      for (const auto& c : t.settings.changes) out << "    " << describe_change(c) << "\n";
+      for (const auto& sql : t.evolution_sql) out << "    DDL: " << sql << "\n";
     }
     if (!t.error.empty()) {
       out << "    stopped: " << t.error << "\n";

@@ -57,6 +57,8 @@ struct TopicPlan {
   // type, and where the columns came from ("subject orders-value, schema ID 9, version 1, ...").
   std::vector<std::string> typed_sql_types;
   std::string typed_source;
+  // The DDL a sync runs on the existing table to apply settings.changes (add, widen).
+  std::vector<std::string> evolution_sql;
   std::vector<PartitionPlan> partitions;
   std::string error;  // set when the table cannot be synced now (names the fix)
   int64_t to_read() const;
@@ -90,6 +92,10 @@ void apply_bounds(std::vector<TopicPlan>& topics, const BoundsConfig& bounds,
 
 // `bounds` as a JSON object (every key, null when unset), for plans and run records.
 void write_bounds_json(JsonWriter& w, const BoundsConfig& bounds);
+// A table's typed column changes (TableSettings::changes) as a JSON array of objects: kind
+// (add, widen, variant, retire), column, of (the column whose values a variant column takes),
+// from and to (engine types), ddl (whether the table changes). For `plan` and run records.
+void write_column_changes_json(JsonWriter& w, const std::vector<columns::ColumnChange>& changes);
 
 enum class PlanFormat { text, md, json };
 std::string format_plan(const Plan& plan, PlanFormat format);

@@ -108,6 +108,9 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
     w.field("messages", t.messages).field("bytes", t.bytes).field("decode_errors", t.decode_errors);
     w.field("tombstones", t.tombstones);
     if (t.error.empty()) w.key("error").null(); else w.field("error", t.error);
+    // The typed column changes this run made (a variant column names the column it isolates).
+    w.key("column_changes");
+    write_column_changes_json(w, t.created ? t.plan->settings.changes : std::vector<columns::ColumnChange>{});
     w.key("partitions").begin_array();
     for (const auto& p : t.plan->partitions)
       w.begin_object()

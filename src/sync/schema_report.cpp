@@ -1,10 +1,14 @@
 #include "sync/schema_report.hpp"
 
+#include "columns/column_evolution.hpp"
+#include "columns/json_inference.hpp"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
 #include "rows/row_contract.hpp"
+#include "util/error.hpp"
 #include "util/json_writer.hpp"
 
 namespace krow {
@@ -68,7 +72,7 @@ std::string format_text(const SchemaReport& r) {
   out << "  from each topic's latest value schema in the registry (subject <topic>-value); "
       << options_text(r.options) << "\n  beside krow's " << rows::kColumnCount
       << " metadata columns (" << metadata_names() << ")\n"
-      << "  a table gets these columns with columns: from_schema in the manifest's tables: (DuckDB only so far)\n";
+      << "  a table gets these columns with columns: from_schema in the manifest's tables: (DuckDB and PostgreSQL)\n";
   if (r.tables.empty()) out << "\n  no topics selected\n";
   for (const auto& t : r.tables) {
     out << "\ntable " << t.table << " (topic " << t.topic << ")\n";
@@ -199,12 +203,70 @@ TableSchema plan_table_schema(const std::string& topic, const std::string& table
 
 bool wants_typed_columns(const Plan& plan) {
   return std::any_of(plan.topics.begin(), plan.topics.end(),
-                     [](const TopicPlan& t) { return t.settings.columns == TypedColumns::from_schema; });
+                     [](const TopicPlan& t) { return t.settings.columns != TypedColumns::none; });
 }
 
-void plan_typed_columns(Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse, bool tagged_unions) {
+namespace {
+
+// Compares `planned` with the table's columns (columns/column_evolution) and settles the
+// table's typed columns and their changes, or its error for a breaking change.
+void evolve_table(TopicPlan& t, Warehouse& warehouse, const std::vector<columns::ColumnSpec>& planned,
+                  const std::optional<std::vector<columns::TableColumn>>& existing) {
+  auto evolution = columns::evolve_columns(
+      existing, planned, [&](const columns::ColumnSpec& c) { return warehouse.column_sql_type(c); },
+      t.settings.on_breaking, warehouse.name_rules().max_identifier_bytes,
+      t.settings.columns == TypedColumns::infer ? "the sampled values" : "the latest value schema");
+  if (!evolution.breaking.empty()) {
+    t.error = "table " + t.table + " (topic " + t.topic + "): " +
+              (t.settings.columns == TypedColumns::infer ? "the sampled JSON values have" : "the latest value schema (" +
+                                                                                              t.typed_source + ") has") +
+              " a breaking change for its typed columns: " + evolution.breaking;
+    return;
+  }
+  t.settings.typed_columns = std::move(evolution.columns);
+  t.typed_sql_types = std::move(evolution.sql_types);
+  t.settings.changes = std::move(evolution.changes);
+  t.evolution_sql = warehouse.evolution_sql(t.table, t.settings.changes);
+}
+
+// The table's typed columns, or nullopt when it does not exist; a table without krow's
+// columns sets the table's error.
+bool existing_columns(TopicPlan& t, Warehouse& warehouse, std::optional<std::vector<columns::TableColumn>>& out) {
+  try {
+    out = warehouse.typed_columns(t.table);
+    return true;
+  } catch (const Error& e) {
+    if (e.error_class() != ErrorClass::fatal_table) throw;
+    t.error = e.what();
+    return false;
+  }
+}
+
+columns::ColumnOptions options_of(const TopicPlan& t, const Warehouse& warehouse, bool tagged_unions) {
+  columns::ColumnOptions options;
+  options.tagged_unions = tagged_unions;
+  options.nested = t.settings.nested == NestedColumns::json ? columns::NestedMode::json : columns::NestedMode::flatten;
+  options.max_name_bytes = warehouse.name_rules().max_identifier_bytes;
+  return options;
+}
+
+}  // namespace
+
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehouse, bool tagged_unions,
+                        const JsonSampler& sample) {
   for (auto& t : plan.topics) {
-    if (t.settings.columns != TypedColumns::from_schema || !t.error.empty()) continue;
+    if (t.settings.columns == TypedColumns::none || !t.error.empty()) continue;
+    if (t.settings.columns == TypedColumns::infer) {
+      std::optional<std::vector<columns::TableColumn>> existing;
+      if (!existing_columns(t, warehouse, existing)) continue;
+      const auto samples = sample ? sample(t) : std::vector<std::string>{};
+      const auto options = options_of(t, warehouse, tagged_unions);
+      const auto inferred = columns::infer_json_columns(samples, options);
+      t.typed_source = "inferred from " + std::to_string(samples.size()) + " sampled value(s) of this run" +
+                       (existing ? " and the table's columns" : "");
+      evolve_table(t, warehouse, columns::merge_inferred(existing, inferred, options), existing);
+      continue;
+    }
     const std::string drop = "or drop `columns: from_schema` from its entry in the manifest's tables: to sync the "
                              "value as JSON alone";
     if (!registry) {
@@ -213,17 +275,16 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, const Warehouse& w
                 "registry.password), " + drop;
       continue;
     }
-    columns::ColumnOptions options;
-    options.tagged_unions = tagged_unions;
-    options.nested = t.settings.nested == NestedColumns::json ? columns::NestedMode::json : columns::NestedMode::flatten;
+    auto options = options_of(t, warehouse, tagged_unions);
     auto s = plan_table_schema(t.topic, t.table, *registry, warehouse, options);
     switch (s.status) {
-      case TableSchema::Status::planned:
-        t.settings.typed_columns = std::move(s.columns.columns);
-        t.typed_sql_types = std::move(s.sql_types);
+      case TableSchema::Status::planned: {
         t.typed_source = "subject " + s.subject + ", schema ID " + std::to_string(s.schema_id) + ", version " +
                          std::to_string(s.version) + ", " + type_name(s.type) + " " + s.columns.root;
+        std::optional<std::vector<columns::TableColumn>> existing;
+        if (existing_columns(t, warehouse, existing)) evolve_table(t, warehouse, s.columns.columns, existing);
         break;
+      }
       case TableSchema::Status::no_subject:
         t.error = "table " + t.table + " (topic " + t.topic + ") has columns: from_schema, and the registry has no "
                   "schema for subject " + s.subject + ": register the topic's value schema under " + s.subject + ", " +

@@ -5,6 +5,7 @@
 //
 // Thread: one thread at a time.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,17 @@ bool wants_typed_columns(const Plan& plan);
 // For each table of `plan` with `columns: from_schema` and no error: plans its typed columns
 // (TopicPlan::settings.typed_columns, typed_sql_types, typed_source). A table whose columns
 // cannot be planned (no registry, no subject, a refusal, a schema that does not parse) gets
-// TopicPlan::error naming the fix, so that it stops and other tables go on. `registry` null:
-// none is configured. Throws Error(transient) when the registry keeps failing.
-void plan_typed_columns(Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse, bool tagged_unions);
+// TopicPlan::error naming the fix, so that it stops and other tables go on. A table that
+// exists already is compared with the plan (columns/column_evolution): the changes to make
+// go to TopicPlan::settings.changes (their DDL to TopicPlan::evolution_sql), and a breaking
+// change without `on_breaking: variant` stops the table, naming the field and both types.
+// `registry` null: none is configured. Throws Error(transient) when the registry keeps
+// failing.
+// `columns: infer` tables are planned from the values `sample` returns for them (the first
+// plain JSON values of the run; none when `sample` is empty) and the table's own columns.
+using JsonSampler = std::function<std::vector<std::string>(const TopicPlan&)>;
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehouse, bool tagged_unions,
+                        const JsonSampler& sample = {});
 
 // Plans the columns of every topic of `plan`. `registry` null: none configured (the report
 // then holds no tables). Throws Error(transient) when the registry keeps failing (see

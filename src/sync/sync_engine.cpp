@@ -15,6 +15,7 @@
 #include "registry/decoder_cache.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/committer.hpp"
+#include "sync/json_sample.hpp"
 #include "sync/partition_reader.hpp"
 #include "sync/plan.hpp"
 #include "sync/progress.hpp"
@@ -189,7 +190,9 @@ void SyncRun::prepare(kafka::Client& client) {
     std::unique_ptr<SchemaRegistry> registry;
     if (manifest_.registry.configured())
       registry = std::make_unique<SchemaRegistry>(manifest_.registry, std::chrono::seconds(manifest_.source.retry_timeout_s));
-    plan_typed_columns(plan_, registry.get(), *warehouse_, manifest_.registry.tagged_unions);
+    plan_typed_columns(plan_, registry.get(), *warehouse_, manifest_.registry.tagged_unions, [&](const TopicPlan& t) {
+      return sample_json_values(manifest_.source, t, kInferSample, std::chrono::seconds(manifest_.source.retry_timeout_s));
+    });
   }
   check_only_tables();
   tables_.reserve(plan_.topics.size());

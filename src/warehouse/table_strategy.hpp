@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "columns/column_evolution.hpp"
 #include "columns/column_spec.hpp"
 
 namespace krow {
@@ -21,6 +22,7 @@ const char* strategy_name(Strategy s);
 enum class TypedColumns {
   none,         // the metadata columns alone, the value as JSON (the default)
   from_schema,  // planned from the topic's latest value schema (subject <topic>-value)
+  infer,        // picked from a sample of the plain JSON values each run reads (columns/json_inference)
 };
 
 // How typed columns hold nested records, messages and objects (`nested:`).
@@ -37,8 +39,14 @@ struct TableSettings {
   NestedColumns nested = NestedColumns::flatten;
   // columns: from_schema: the typed columns planned for the table (sync/schema_report's
   // plan_typed_columns fills them after planning), after the metadata columns in this order.
-  // Empty: the table has the metadata columns alone.
+  // Empty: the table has the metadata columns alone. For an existing table these are its
+  // typed columns once `changes` are made (columns/column_evolution), in table order.
   std::vector<columns::ColumnSpec> typed_columns;
+  // What a breaking change of the schema does (`on_breaking:`).
+  columns::OnBreaking on_breaking = columns::OnBreaking::fail;
+  // The changes create_table() makes to an existing table's typed columns (planned with
+  // Warehouse::typed_columns before it; Warehouse::evolution_sql is their DDL).
+  std::vector<columns::ColumnChange> changes;
   // True when a run's rows replace what the table held, rather than add to it.
   bool replaces(bool full_resync) const {
     return strategy == Strategy::full_refresh || (full_resync && strategy == Strategy::latest_by_key);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "columns/column_evolution.hpp"
 #include "columns/column_spec.hpp"
 #include "rows/row_batch.hpp"
 #include "util/ids.hpp"
@@ -72,6 +73,17 @@ class Warehouse {
   // The engine's SQL type of a typed column (columns/): "TIMESTAMPTZ", "numeric(20,0)", ...
   virtual std::string column_sql_type(const columns::ColumnSpec& column) const = 0;
 
+  // The typed columns of an existing table (those after krow's metadata columns), in table
+  // order, each with what its type holds where it is a type column_sql_type gives; nullopt
+  // when the table does not exist (or, read-only, the warehouse does not). Throws
+  // fatal_table when a table of that name exists without krow's metadata columns.
+  virtual std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) = 0;
+
+  // The engine's DDL for the changes (columns/column_evolution) that have `ddl` set, in order:
+  // what create_table() runs, and what `krow plan` shows.
+  virtual std::vector<std::string> evolution_sql(const std::string& table,
+                                                 const std::vector<columns::ColumnChange>& changes) const = 0;
+
   // Committed positions of a sync in this schema (empty before its first commit).
   virtual std::vector<Position> positions(const std::string& sync_id) = 0;
 
@@ -79,7 +91,9 @@ class Warehouse {
   virtual std::vector<TableMapping> tables() = 0;
 
   // Creates the table of a topic (if missing) and records the mapping. Idempotent. Throws
-  // fatal_table when a table of that name exists without krow's columns. `settings` say how
+  // fatal_table when a table of that name exists without krow's columns. An existing table
+  // with typed columns gets `settings.changes` (evolution_sql) and must then have exactly
+  // `settings.typed_columns`, or this throws fatal_table naming the difference. `settings` say how
   // later writes meet the table's rows (commit() and publish() follow them): the adapter
   // keeps them for this object's life, and may create what its strategy needs (an index).
   virtual void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,

@@ -178,18 +178,25 @@ std::string format_of(const std::string& scenario) {
 TEST_P(Registry, EveryReferenceScenarioDecodesToItsExpectation) {
   const auto names = scenarios();
   ASSERT_GE(names.size(), 4u);
-  std::vector<std::pair<std::string, std::vector<Expected>>> produced;
+  struct Produced {
+    std::string scenario, topic;
+    std::vector<Expected> expected;
+  };
+  std::vector<Produced> produced;
   std::vector<std::string> topics;
   for (const auto& s : names) {
+    // U+0000 in a string: jsonb cannot hold it, so PostgreSQL keeps that value as its JSON text
+    // with a note (Engines/PlainValues.JsonTheEngineCannotHoldIsKeptWithTheReason).
+    if (s == "avro-nul" && engine() == "postgres") continue;
     const auto topic = unique_name("ref-" + s);
-    produced.emplace_back(topic, produce(s, topic));
+    produced.push_back({s, topic, produce(s, topic)});
     topics.push_back(topic);
   }
   const auto manifest = write_manifest(topics, registry_yaml());
   sync_ok(manifest);
-  for (size_t i = 0; i < names.size(); ++i) {
-    SCOPED_TRACE(names[i]);
-    expect_rows(produced[i].first, produced[i].second, format_of(names[i]));
+  for (const auto& p : produced) {
+    SCOPED_TRACE(p.scenario);
+    expect_rows(p.topic, p.expected, format_of(p.scenario));
   }
   // One registry request per schema ID (plus references), not one per message.
   const auto runs = probe().run_records();

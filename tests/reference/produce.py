@@ -1471,6 +1471,206 @@ def keyed_protobuf(registry: SchemaRegistryClient, conf: dict):
     return Built(serializer, messages, key_serializer, protobuf_verifier())
 
 
+@scenario("avro-wide-decimal", "Avro decimals wider than 38 digits (decimal(50,5), a text column) beside a "
+          "decimal(4,1); string keys")
+def avro_wide_decimal(registry: SchemaRegistryClient, conf: dict):
+    from decimal import Decimal
+    from confluent_kafka.schema_registry.avro import AvroSerializer
+
+    schema = {"type": "record", "name": "Wide", "namespace": "krow.reference", "fields": [
+        {"name": "big", "type": {"type": "bytes", "logicalType": "decimal", "precision": 50, "scale": 5}},
+        {"name": "small", "type": {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 1}},
+    ]}
+    rows = [("w1", Decimal("123456789012345678901234567890123456789012345.12345"), Decimal("-999.9")),
+            ("w2", Decimal("-0.00001"), Decimal("0.0"))]
+    messages = [Message(k, dict(big=b, small=s), dict(big=format(b, "f"), small=format(s, "f"))) for k, b, s in rows]
+    serializer = AvroSerializer(registry, json.dumps(schema), conf=serializer_conf(conf))
+    return Built(serializer, messages, verify=avro_verifier(registry))
+
+
+PROTOBUF_TYPED_FILE = "krow/reference/typed.proto"
+PROTOBUF_TYPED = """\
+syntax = "proto3";
+package krow.reference;
+
+import "google/protobuf/timestamp.proto";
+
+// First in the file: the value's message (index [0]), as typed columns plan it.
+message Typed {
+  enum Kind {
+    KIND_UNSPECIFIED = 0;
+    BIG = 1;
+  }
+  message Part {
+    string sku = 1;
+    int32 quantity = 2;
+  }
+  int64 id = 1;
+  uint64 total = 2;
+  Kind kind = 3;
+  bytes blob = 4;
+  Part part = 5;
+  google.protobuf.Timestamp at = 6;
+  double ratio = 7;
+  float weight = 8;
+  bool ok = 9;
+}
+"""
+
+
+@scenario("protobuf-typed", "Protobuf message for typed columns (index [0]): int64, uint64, enum, bytes, a nested "
+          "message, Timestamp, double, float, bool; string keys")
+def protobuf_typed(registry: SchemaRegistryClient, conf: dict):
+    from google.protobuf import json_format
+    from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
+
+    pool = compile_proto({PROTOBUF_TYPED_FILE: PROTOBUF_TYPED})
+    Typed = message_class(pool, "krow.reference.Typed")
+    inputs = [
+        ({"id": "9223372036854775807", "total": "18446744073709551615", "kind": "BIG", "blob": b64(b"\x00\xff"),
+          "part": {"sku": "A-1", "quantity": 3}, "at": "2024-02-29T12:34:56.789012Z", "ratio": 0.1, "weight": 1.5,
+          "ok": True},
+         {"id": "9223372036854775807", "total": "18446744073709551615", "kind": "BIG", "blob": "AP8=",
+          "part": {"sku": "A-1", "quantity": 3}, "at": "2024-02-29T12:34:56.789012Z", "ratio": 0.1, "weight": 1.5,
+          "ok": True}),
+        ({"id": "-9223372036854775808", "total": "1"},
+         {"id": "-9223372036854775808", "total": "1", "kind": "KIND_UNSPECIFIED", "blob": "", "ratio": 0.0,
+          "weight": 0.0, "ok": False}),
+    ]
+    messages = []
+    for i, (value, expected) in enumerate(inputs):
+        msg = json_format.ParseDict(value, Typed())
+        check_protobuf_expected(msg, expected)
+        messages.append(Message(f"p{i + 1}", msg, expected))
+    registry = protobuf_registry(registry, conf, {PROTOBUF_TYPED_FILE: PROTOBUF_TYPED})
+    serializer = ProtobufSerializer(Typed, registry, conf=serializer_conf(conf))
+    return Built(serializer, messages, verify=protobuf_verifier())
+
+
+@scenario("avro-nul", "Avro record whose string holds U+0000 (which PostgreSQL's text and jsonb refuse) beside an "
+          "int; string keys")
+def avro_nul(registry: SchemaRegistryClient, conf: dict):
+    from confluent_kafka.schema_registry.avro import AvroSerializer
+
+    schema = {"type": "record", "name": "Nul", "namespace": "krow.reference",
+              "fields": [{"name": "s", "type": "string"}, {"name": "n", "type": "int"}]}
+    messages = [Message("n1", dict(s="a\u0000b", n=1), dict(s="a\u0000b", n=1)),
+                Message("n2", dict(s="ok", n=2), dict(s="ok", n=2))]
+    serializer = AvroSerializer(registry, json.dumps(schema), conf=serializer_conf(conf))
+    return Built(serializer, messages, verify=avro_verifier(registry))
+
+
+# --- Schema evolution of typed tables ---------------------------------------------------------
+# Three versions of one value schema, each produced (two messages) by its own scenario into the
+# same topic, in order: v2 adds fields (a nullable one and one with a default) and widens
+# int -> long and float -> double; v3 changes `name` from string to int, a breaking change.
+# Subject compatibility is left at the registry's default (none), as v3 would not pass a
+# BACKWARD check.
+
+def avro_evolve_schema(version: int) -> dict:
+    fields = [
+        {"name": "id", "type": "int"},
+        {"name": "name", "type": "int" if version >= 3 else "string"},
+        {"name": "qty", "type": "long" if version >= 2 else "int"},
+        {"name": "price", "type": "double" if version >= 2 else "float"},
+        {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 10 if version >= 2 else 6,
+                                    "scale": 2}},
+    ]
+    if version >= 2:
+        fields += [{"name": "note", "type": ["null", "string"], "default": None},
+                   {"name": "level", "type": "int", "default": 0}]
+    return {"type": "record", "name": "Evolve", "namespace": "krow.reference", "fields": fields}
+
+
+def _evolve_values():
+    from decimal import Decimal
+
+    return {
+        1: [dict(id=1, name="a", qty=10, price=1.5, amount=Decimal("1234.56")),
+            dict(id=2, name="b", qty=-3, price=0.25, amount=Decimal("-0.01"))],
+        2: [dict(id=3, name="c", qty=9007199254740993, price=0.1, amount=Decimal("12345678.90"), note="n", level=5),
+            dict(id=4, name="d", qty=1, price=2.0, amount=Decimal("0.00"), note=None, level=0)],
+        3: [dict(id=5, name=42, qty=7, price=3.5, amount=Decimal("1.00"), note="x", level=1),
+            dict(id=6, name=-1, qty=8, price=-0.5, amount=Decimal("-2.50"), note=None, level=2)],
+    }
+
+
+def avro_evolve(version: int):
+    def build(registry: SchemaRegistryClient, conf: dict):
+        from confluent_kafka.schema_registry.avro import AvroSerializer
+
+        from decimal import Decimal
+
+        def expected(v: dict) -> dict:  # decimals as the exact text krow writes
+            return {k: format(x, "f") if isinstance(x, Decimal) else x for k, x in v.items()}
+
+        messages = [Message(f"e{v['id']}", v, expected(v)) for v in _evolve_values()[version]]
+        serializer = AvroSerializer(registry, json.dumps(avro_evolve_schema(version)), conf=serializer_conf(conf))
+        return Built(serializer, messages, verify=avro_verifier(registry))
+
+    return build
+
+
+for _v, _what in ((1, "id int, name string, qty int, price float, amount decimal(6,2)"),
+                  (2, "v1 + note (nullable string), level (int, default 0); qty long, price double, amount "
+                      "decimal(6,2) -> decimal(10,2) (widened)"),
+                  (3, "v2 with name an int (breaking: string -> int)")):
+    scenario(f"avro-evolve-v{_v}", f"Avro schema evolution, version {_v} of 3: {_what}; string keys")(avro_evolve(_v))
+
+
+PROTOBUF_EVOLVE_FILE = "krow/reference/evolve.proto"
+
+
+def protobuf_evolve_source(version: int) -> str:
+    name = "int64" if version >= 3 else "string"
+    qty, price = ("int64", "double") if version >= 2 else ("int32", "float")
+    extra = "  string note = 5;\n" if version >= 2 else ""
+    return (f'syntax = "proto3";\npackage krow.reference;\n\nmessage Evolve {{\n  int32 id = 1;\n  {name} name = 2;\n'
+            f"  {qty} qty = 3;\n  {price} price = 4;\n{extra}}}\n")
+
+
+# Inputs and what krow stores (proto3 JSON: 64-bit integers as strings, defaults printed).
+PROTOBUF_EVOLVE_VALUES = {
+    1: [({"id": 1, "name": "a", "qty": 10, "price": 1.5}, {"id": 1, "name": "a", "qty": 10, "price": 1.5}),
+        ({"id": 2, "name": "b", "qty": -3, "price": 0.25}, {"id": 2, "name": "b", "qty": -3, "price": 0.25})],
+    2: [({"id": 3, "name": "c", "qty": "9007199254740993", "price": 0.1, "note": "n"},
+         {"id": 3, "name": "c", "qty": "9007199254740993", "price": 0.1, "note": "n"}),
+        ({"id": 4, "name": "d", "qty": "1", "price": 2.0},
+         {"id": 4, "name": "d", "qty": "1", "price": 2.0, "note": ""})],
+    3: [({"id": 5, "name": "42", "qty": "7", "price": 3.5, "note": "x"},
+         {"id": 5, "name": "42", "qty": "7", "price": 3.5, "note": "x"}),
+        ({"id": 6, "name": "-1", "qty": "8", "price": -0.5},
+         {"id": 6, "name": "-1", "qty": "8", "price": -0.5, "note": ""})],
+}
+
+
+def protobuf_evolve(version: int):
+    def build(registry: SchemaRegistryClient, conf: dict):
+        from google.protobuf import json_format
+        from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
+
+        sources = {PROTOBUF_EVOLVE_FILE: protobuf_evolve_source(version)}
+        pool = compile_proto(sources)
+        Evolve = message_class(pool, "krow.reference.Evolve")
+        messages = []
+        for value, expected in PROTOBUF_EVOLVE_VALUES[version]:
+            msg = json_format.ParseDict(value, Evolve())
+            check_protobuf_expected(msg, expected)
+            messages.append(Message(f"e{value['id']}", msg, expected))
+        registry = protobuf_registry(registry, conf, sources)
+        serializer = ProtobufSerializer(Evolve, registry, conf=serializer_conf(conf))
+        return Built(serializer, messages, verify=protobuf_verifier())
+
+    return build
+
+
+for _v, _what in ((1, "id int32, name string, qty int32, price float"),
+                  (2, "v1 + note (string); qty int64, price double (widened)"),
+                  (3, "v2 with name an int64 (breaking: string -> int64)")):
+    scenario(f"protobuf-evolve-v{_v}", f"Protobuf schema evolution, version {_v} of 3: {_what}; string keys")(
+        protobuf_evolve(_v))
+
+
 # --- producing --------------------------------------------------------------------------
 
 def ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:

@@ -119,14 +119,16 @@ class DuckDBProbe : public Probe {
     return out;
   }
   void set_position(const std::string& topic, int32_t partition, int64_t next_offset) override {
-    execute(path_, "UPDATE _krow.positions SET next_offset = " + std::to_string(next_offset) +
+    krow::testkit::execute(path_, "UPDATE _krow.positions SET next_offset = " + std::to_string(next_offset) +
                        " WHERE topic = " + literal(topic) + " AND kafka_partition = " + std::to_string(partition));
   }
+  QueryResult query(const std::string& sql) override { return run(sql); }
+  void execute(const std::string& sql) override { krow::testkit::execute(path_, sql); }
   std::string canonical_json(const std::string& json) override { return json; }
   std::vector<Cell> canonical_json(const std::vector<Cell>& json) override { return json; }
 
  private:
-  QueryResult run(const std::string& sql) { return query(path_, sql); }
+  QueryResult run(const std::string& sql) { return krow::testkit::query(path_, sql); }
   bool exists(const std::string& schema, const std::string& table) {
     if (!std::filesystem::exists(path_)) return false;
     return scalar(path_, "SELECT count(*) FROM information_schema.tables WHERE table_schema = " + literal(schema) +
@@ -189,6 +191,8 @@ class PostgresProbe : public Probe {
     db_.query("UPDATE _krow.positions SET next_offset = $1::bigint WHERE topic = $2 AND kafka_partition = $3::int",
               {std::to_string(next_offset), topic, std::to_string(partition)});
   }
+  QueryResult query(const std::string& sql) override { return db_.query(sql); }
+  void execute(const std::string& sql) override { db_.exec(sql); }
   std::string canonical_json(const std::string& json) override { return db_.scalar("SELECT $1::jsonb::text", {json}); }
   std::vector<Cell> canonical_json(const std::vector<Cell>& json) override {
     std::string array = "{";

@@ -64,6 +64,11 @@ class Probe {
   // Column name → the engine's type name.
   virtual std::map<std::string, std::string> column_types(const std::string& table) = 0;
 
+  // Any SQL in the engine's own dialect, for what only a test of that engine's types can say
+  // (execute: statements without results, as a state a test must set up).
+  virtual QueryResult query(const std::string& sql) = 0;
+  virtual void execute(const std::string& sql) = 0;
+
   // krow's state: every stored position (of every sync and schema unless narrowed),
   // by topic and partition; table names of the probe's schema; run records, newest first.
   virtual std::vector<StoredPosition> positions(const std::string& schema = {}) = 0;

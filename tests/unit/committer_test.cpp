@@ -31,6 +31,10 @@ class MemoryWarehouse : public Warehouse {
   std::string column_sql_type(const columns::ColumnSpec& c) const override {
     return std::string(columns::column_type_name(c.type));
   }
+  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
+  std::vector<std::string> evolution_sql(const std::string&, const std::vector<columns::ColumnChange>&) const override {
+    return {};
+  }
   std::vector<Position> positions(const std::string&) override {
     std::vector<Position> out;
     for (const auto& [key, next] : stored) out.push_back({"t", key.first, key.second, next});

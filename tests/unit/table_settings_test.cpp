@@ -68,11 +68,22 @@ TEST(TableSettings, TypedColumnsFromSchema) {
   EXPECT_EQ(settings_for(m.tables, "payments").nested, NestedColumns::json);
   EXPECT_EQ(settings_for(m.tables, "other").columns, TypedColumns::none);
   EXPECT_TRUE(settings_for(m.tables, "orders.eu").typed_columns.empty());  // planned later, from the registry
-  EXPECT_THAT(refusal("tables: {a: {columns: infer}}"), HasSubstr("'columns' must be one of none, from_schema"));
+  EXPECT_THAT(refusal("tables: {a: {columns: guess}}"), HasSubstr("'columns' must be one of none, from_schema, infer"));
+  EXPECT_EQ(settings_for(with_tables("tables: {a: {columns: infer, nested: json}}").tables, "a").columns,
+            TypedColumns::infer);
   EXPECT_THAT(refusal("tables: {a: {columns: from_schema, nested: deep}}"),
               HasSubstr("'nested' must be one of flatten, json"));
   EXPECT_THAT(refusal("tables: {a: {nested: json}}"), HasSubstr("nested applies to typed columns only"));
   EXPECT_THAT(refusal("tables:\n  a:\n    columns: from_schema\n    nested: json\n    colums: x\n"), HasSubstr("did you mean 'columns'"));
+}
+
+TEST(TableSettings, OnBreaking) {
+  const auto m = with_tables("tables:\n  a: {columns: from_schema, on_breaking: variant}\n  b: {columns: from_schema}\n");
+  EXPECT_EQ(settings_for(m.tables, "a").on_breaking, columns::OnBreaking::variant);
+  EXPECT_EQ(settings_for(m.tables, "b").on_breaking, columns::OnBreaking::fail);
+  EXPECT_THAT(refusal("tables: {a: {columns: from_schema, on_breaking: drop}}"),
+              HasSubstr("'on_breaking' must be one of fail, variant"));
+  EXPECT_THAT(refusal("tables: {a: {on_breaking: variant}}"), HasSubstr("on_breaking applies to typed columns only"));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
 
+#include "warehouse/column_types.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -11,6 +13,7 @@
 #include "util/text.hpp"
 #include "warehouse/duckdb_adapter/duckdb_errors.hpp"
 #include "warehouse/duckdb_adapter/duckdb_handles.hpp"
+#include "warehouse/column_types.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -344,16 +347,15 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
 
 namespace {
 
-// A typed column's type as information_schema.columns names it.
-std::string information_schema_type(const std::string& sql) {
-  return sql == "TIMESTAMPTZ" ? "TIMESTAMP WITH TIME ZONE" : sql;
+// A type as information_schema.columns names it, spelt as column_sql_type spells it.
+std::string krow_type_name(const std::string& information_schema) {
+  return information_schema == "TIMESTAMP WITH TIME ZONE" ? "TIMESTAMPTZ" : information_schema;
 }
 
 }  // namespace
 
-DuckDBWarehouse::TypedTable DuckDBWarehouse::reconcile_typed(const std::string& table,
-                                                             const std::vector<columns::ColumnSpec>& planned) {
-  const auto name = config_.schema + "." + table;
+std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(const std::string& table) {
+  if (!conn_) return std::nullopt;  // read-only, and nothing synced yet
   duck::Prepared cols(conn_,
                       "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ? AND "
                       "table_name = ? ORDER BY ordinal_position");
@@ -361,56 +363,44 @@ DuckDBWarehouse::TypedTable DuckDBWarehouse::reconcile_typed(const std::string& 
   duckdb_bind_varchar(cols.get(), 2, table.c_str());
   duck::Result r;
   cols.run(r, "reading a table's columns");
+  if (r.rows() == 0) return std::nullopt;
   bool same = r.rows() >= rows::kColumnCount;
   for (idx_t i = 0; same && i < rows::kColumnCount; ++i) same = r.text(0, i) == rows::kColumns[i].name;
   if (!same)
-    throw Error(ErrorClass::fatal_table, "table " + name +
+    throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table +
                                              " exists but does not have krow's columns; rename or drop it, or "
                                              "choose another warehouse.schema");
-  TypedTable out;
-  std::vector<bool> present(planned.size());
+  std::vector<columns::TableColumn> out;
   for (idx_t i = rows::kColumnCount; i < r.rows(); ++i) {
-    const auto column = r.text(0, i), type = r.text(1, i);
-    size_t k = 0;
-    while (k < planned.size() && planned[k].name != column) ++k;
-    if (k == planned.size())
-      throw Error(ErrorClass::fatal_table,
-                  "table " + name + " has column " + column + " (" + type + "), which " +
-                      (planned.empty() ? "no typed column of its manifest entry (no columns: from_schema) holds"
-                                       : "the columns planned from the topic's latest value schema do not have") +
-                      "; krow does not drop or rename columns: drop that column or the table, or give the table "
-                      "columns: from_schema with a schema that has it");
-    const auto want = column_sql_type(planned[k]);
-    if (information_schema_type(want) != type)
-      throw Error(ErrorClass::fatal_table,
-                  "table " + name + ": column " + column + " is " + type + " in the table but " + want +
-                      " in the columns planned from the topic's latest value schema; krow does not change a column's "
-                      "type yet: alter or drop the column (or the table), or drop columns: from_schema");
-    present[k] = true;
-    out.order.push_back(k);
+    const auto type = krow_type_name(r.text(1, i));
+    out.push_back({r.text(0, i), type, spec_of_sql_type(*this, type)});
   }
-  for (size_t k = 0; k < planned.size(); ++k) {
-    if (present[k]) continue;
-    const auto want = column_sql_type(planned[k]);
-    if (!planned[k].nullable)
-      throw Error(ErrorClass::fatal_table,
-                  "table " + name + " has no column " + planned[k].name + " (" + want + "), which the latest value "
-                  "schema holds in every message (not nullable); krow adds nullable columns only, so that the rows "
-                  "already stored are not given NULL where the schema says there is always a value: rename or drop "
-                  "the table to have it created with its typed columns, or drop columns: from_schema");
-    exec("ALTER TABLE " + quote(config_.schema) + "." + quote(table) + " ADD COLUMN " + quote(planned[k].name) + " " +
-             want,
-         "adding a typed column");
-    out.order.push_back(k);
-  }
+  return out;
+}
+
+std::vector<std::string> DuckDBWarehouse::evolution_sql(const std::string& table,
+                                                        const std::vector<columns::ColumnChange>& changes) const {
+  return evolution_statements(*this, quote(config_.schema) + "." + quote(table), changes, "SET DATA TYPE");
+}
+
+DuckDBWarehouse::TypedTable DuckDBWarehouse::reconcile_typed(const std::string& table, const TableSettings& settings,
+                                                             bool created) {
+  if (!created)
+    for (const auto& sql : evolution_sql(table, settings.changes)) exec(sql, "changing a typed column");
+  const auto& want = settings.typed_columns;
+  const auto problem = typed_columns_mismatch(*this, config_.schema + "." + table,
+                                              typed_columns(table).value_or(std::vector<columns::TableColumn>{}), want);
+  if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
+  TypedTable out;
+  out.count = want.size();
   out.definitions = rows::column_definitions(duckdb_type);
-  for (const size_t k : out.order) out.definitions += ", " + quote(planned[k].name) + " " + column_sql_type(planned[k]);
+  for (const auto& c : want) out.definitions += ", " + quote(c.name) + " " + column_sql_type(c);
   return out;
 }
 
 const DuckDBWarehouse::TypedTable* DuckDBWarehouse::typed_of(const std::string& table) const {
   const auto it = typed_.find(table);
-  return it == typed_.end() || it->second.order.empty() ? nullptr : &it->second;
+  return it == typed_.end() || it->second.count == 0 ? nullptr : &it->second;
 }
 
 std::string DuckDBWarehouse::definitions_of(const std::string& table) const {
@@ -422,11 +412,13 @@ void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string
                                    const TableSettings& settings) {
   strategies_.set(table, settings);
   transaction("creating a table", [&] {
-    std::string definitions = rows::column_definitions(duckdb_type);
-    for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
-    exec("CREATE TABLE IF NOT EXISTS " + quote(config_.schema) + "." + quote(table) + " (" + definitions + ")",
-         "creating a table");
-    typed_[table] = reconcile_typed(table, settings.typed_columns);
+    const bool created = !typed_columns(table);
+    if (created) {
+      std::string definitions = rows::column_definitions(duckdb_type);
+      for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
+      exec("CREATE TABLE " + quote(config_.schema) + "." + quote(table) + " (" + definitions + ")", "creating a table");
+    }
+    typed_[table] = reconcile_typed(table, settings, created);
     duck::Prepared p(conn_,
                      "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
                      "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
@@ -548,13 +540,13 @@ DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, co
     const auto t = duck_type(c.type);
     types.add(t.type, t.alias);
   }
-  // Typed columns, in the table's order (create_table() may have added some at its end).
+  // Typed columns, in the table's order (as create_table() made them).
   const size_t typed_count = table.typed_count();
   const TypedTable* typed = typed_count ? typed_of(table.table) : nullptr;
-  if (typed_count && (!typed || typed->order.size() != typed_count))
+  if (typed_count && (!typed || typed->count != typed_count))
     throw std::logic_error("DuckDB chunks: table " + table.table + " has typed columns create_table() did not see");
   for (size_t k = 0; k < typed_count; ++k) {
-    const auto& spec = table.typed->columns[typed->order[k]];
+    const auto& spec = table.typed->columns[k];
     if (spec.type == columns::ColumnType::decimal)
       types.add_decimal(static_cast<uint8_t>(spec.precision), static_cast<uint8_t>(spec.scale));
     else if (spec.type == columns::ColumnType::json)
@@ -574,10 +566,9 @@ DuckDBWarehouse::TableChunks& DuckDBWarehouse::encode_table(TableRows& table, co
     for (idx_t i = 0; i < rows::kColumnCount; ++i) cols[i].vec = duckdb_data_chunk_get_vector(chunk, i);
     for (size_t k = 0; k < typed_count; ++k) {
       Column col{duckdb_data_chunk_get_vector(chunk, rows::kColumnCount + k)};
-      const size_t p = typed->order[k];
-      const auto& spec = table.typed->columns[p];
+      const auto& spec = table.typed->columns[k];
       const idx_t rows_here = std::min<size_t>(capacity, table.rows.size() - done);
-      for (idx_t i = 0; i < rows_here; ++i) set_typed(col, i, spec, table.cells_of(done + i)[p], arena);
+      for (idx_t i = 0; i < rows_here; ++i) set_typed(col, i, spec, table.cells_of(done + i)[k], arena);
     }
     const idx_t n = std::min<size_t>(capacity, table.rows.size() - done);
     for (idx_t i = 0; i < n; ++i) {

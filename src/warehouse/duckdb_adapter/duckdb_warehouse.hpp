@@ -29,6 +29,9 @@ class DuckDBWarehouse : public Warehouse {
   std::string describe() const override;
   NameRules name_rules() const override { return {}; }
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
+  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
+  std::vector<std::string> evolution_sql(const std::string& table,
+                                         const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
@@ -62,11 +65,12 @@ class DuckDBWarehouse : public Warehouse {
   // A table's typed columns as create_table() found or made them (tables with typed
   // columns only). Written before reading starts, then only read (by encode() too).
   struct TypedTable {
-    std::vector<size_t> order;   // the table's typed columns, in table order: their index in the plan
-    std::string definitions;     // the column list of its CREATE TABLE (metadata and typed columns, table order)
+    size_t count = 0;         // the table's typed columns (those of its settings, in table order)
+    std::string definitions;  // the column list of its CREATE TABLE (metadata and typed columns, table order)
   };
-  // Checks (and, adding missing nullable columns, evolves) the typed columns of `table`.
-  TypedTable reconcile_typed(const std::string& table, const std::vector<columns::ColumnSpec>& planned);
+  // Makes the settings' changes to the typed columns of `table` and checks that it then has
+  // exactly the settings' typed columns.
+  TypedTable reconcile_typed(const std::string& table, const TableSettings& settings, bool created);
   const TypedTable* typed_of(const std::string& table) const;
   // The column list of a CREATE TABLE of `table` (its typed columns too).
   std::string definitions_of(const std::string& table) const;

@@ -10,6 +10,7 @@
 #include "rows/row_contract.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
+#include "warehouse/column_types.hpp"
 #include "warehouse/postgres/pg_copy.hpp"
 #include "warehouse/sql_text.hpp"
 
@@ -72,6 +73,32 @@ std::vector<std::string> key_sql(const TableSettings& settings, const std::strin
   return out;
 }
 
+// One typed cell (rows/typed_values.hpp) in the binary form of its column's type.
+void put_typed(pg::CopyWriter& w, const columns::ColumnSpec& spec, const rows::TypedCell& cell,
+               const std::string& arena) {
+  using columns::ColumnType;
+  if (!cell.present) return w.null();
+  switch (spec.type) {
+    case ColumnType::boolean: return w.boolean(cell.a != 0);
+    case ColumnType::int32: return w.int32(static_cast<int32_t>(cell.a));
+    case ColumnType::int64: return w.int64(cell.a);
+    case ColumnType::uint64: return w.numeric(static_cast<rows::UInt128>(cell.unsigned_value()), false, 0);
+    case ColumnType::float32: return w.float32(static_cast<float>(cell.real()));
+    case ColumnType::float64: return w.float64(cell.real());
+    case ColumnType::decimal: {
+      const rows::Int128 v = cell.decimal();
+      const auto magnitude = v < 0 ? -static_cast<rows::UInt128>(v) : static_cast<rows::UInt128>(v);
+      return w.numeric(magnitude, v < 0, spec.scale);
+    }
+    case ColumnType::text:
+    case ColumnType::bytes: return w.text(cell.text(arena));
+    case ColumnType::date: return w.date(cell.a);
+    case ColumnType::time: return w.time(cell.a);
+    case ColumnType::timestamp: return w.timestamp_us(cell.a);
+    case ColumnType::json: return w.jsonb(cell.text(arena));
+  }
+}
+
 std::string application_name() {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -101,6 +128,37 @@ std::string PostgresWarehouse::column_sql_type(const columns::ColumnSpec& column
   return "jsonb";
 }
 
+std::optional<std::vector<columns::TableColumn>> PostgresWarehouse::typed_columns(const std::string& table) {
+  ensure_connected();
+  const auto target = quote(config_.schema) + "." + quote(table);
+  if (!exists(target)) return std::nullopt;
+  const auto cols = conn_->exec(
+      "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) AND "
+      "attnum > 0 AND NOT attisdropped ORDER BY attnum",
+      {target}, "reading a table's columns");
+  const int n = PQntuples(cols.get());
+  bool same = n >= static_cast<int>(rows::kColumnCount);
+  for (int i = 0; same && i < static_cast<int>(rows::kColumnCount); ++i) same = text(cols, i, 0) == rows::kColumns[i].name;
+  if (!same)
+    throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
+                                             " exists but does not have krow's columns; rename or drop it, or "
+                                             "choose another warehouse.schema");
+  std::vector<columns::TableColumn> out;
+  for (int i = static_cast<int>(rows::kColumnCount); i < n; ++i) {
+    // format_type's names, spelt as column_sql_type spells them.
+    auto type = text(cols, i, 1);
+    if (type == "timestamp with time zone") type = "timestamptz";
+    else if (type == "time without time zone") type = "time";
+    out.push_back({text(cols, i, 0), type, spec_of_sql_type(*this, type)});
+  }
+  return out;
+}
+
+std::vector<std::string> PostgresWarehouse::evolution_sql(const std::string& table,
+                                                          const std::vector<columns::ColumnChange>& changes) const {
+  return evolution_statements(*this, quote(config_.schema) + "." + quote(table), changes, "TYPE");
+}
+
 PostgresWarehouse::PostgresWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
     : config_(config), settings_(config.settings_as<PostgresSettings>()), sync_id_(sync_id), mode_(mode) {
   conn_ = std::make_unique<pg::Connection>(settings_, application_name());
@@ -121,7 +179,7 @@ PostgresWarehouse::PostgresWarehouse(const WarehouseConfig& config, const std::s
 
 void PostgresWarehouse::start_session() {
   conn_->exec("SET client_min_messages = warning", "configuring the session");
-  stage_ready_ = false;
+  stages_.clear();
   summarized_.clear();
   if (mode_ == OpenMode::write) take_lock();
 }
@@ -215,22 +273,21 @@ std::vector<TableMapping> PostgresWarehouse::tables() {
 
 void PostgresWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                                      const TableSettings& settings) {
-  // Refused rather than ignored: a table asked to have typed columns must not silently get
-  // the value as JSON alone.
-  if (!settings.typed_columns.empty())
-    throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " has columns: from_schema, and "
-                                         "krow writes typed columns to DuckDB only so far: drop columns: from_schema "
-                                         "from its entry in the manifest's tables: to sync it into PostgreSQL");
   strategies_.set(table, settings);
   ensure_connected();
   const auto target = quote(config_.schema) + "." + quote(table);
   conn_->exec("BEGIN", "starting a transaction");
   try {
-    if (!exists(target)) {
-      conn_->exec("CREATE TABLE " + target + " (" + rows::column_definitions(postgres_type) + ")", "creating a table");
+    if (!typed_columns(table)) {
+      std::string definitions = rows::column_definitions(postgres_type);
+      for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
+      conn_->exec("CREATE TABLE " + target + " (" + definitions + ")", "creating a table");
       conn_->exec("CREATE INDEX " + quote(brin_name(table)) + " ON " + target +
                       " USING brin (kafka_partition, kafka_offset) WITH (autosummarize = on)",
                   "creating a table's index");
+    } else {
+      // ALTER ... TYPE rewrites the table under an exclusive lock: readers wait for it once.
+      for (const auto& sql : evolution_sql(table, settings.changes)) conn_->exec(sql, "changing a typed column");
     }
     if (settings.strategy == Strategy::latest_by_key) {
       // Each batch looks up the stored row of every key it brings.
@@ -241,16 +298,10 @@ void PostgresWarehouse::create_table(const std::string& sync_id, const std::stri
       conn_->exec("CREATE INDEX IF NOT EXISTS " + quote(name) + " ON " + target + " (" + keys + ")",
                   "creating the index of the table's keys");
     }
-    const auto cols = conn_->exec(
-        "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped "
-        "ORDER BY attnum",
-        {target}, "reading a table's columns");
-    bool same = PQntuples(cols.get()) == static_cast<int>(rows::kColumnCount);
-    for (int i = 0; same && i < PQntuples(cols.get()); ++i) same = text(cols, i, 0) == rows::kColumns[i].name;
-    if (!same)
-      throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
-                                               " exists but does not have krow's columns; rename or drop it, or "
-                                               "choose another warehouse.schema");
+    const auto problem = typed_columns_mismatch(*this, config_.schema + "." + table,
+                                                typed_columns(table).value_or(std::vector<columns::TableColumn>{}),
+                                                settings.typed_columns);
+    if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
     conn_->exec("INSERT INTO _krow.tables (sync_id, topic, warehouse_schema, table_name) VALUES ($1, $2, $3, $4) "
                 "ON CONFLICT DO NOTHING",
                 {sync_id, topic, config_.schema, table}, "recording a table name");
@@ -362,7 +413,7 @@ void PostgresWarehouse::copy_rows(RowBatch& batch, size_t table_index, const std
       else w.null();
     };
     const Row& row = table.rows[i];
-    w.row(static_cast<int16_t>(rows::kColumnCount));
+    w.row(static_cast<int16_t>(rows::kColumnCount + table.typed_count()));
     id.clear();
     rows::append_id(id, table.topic_id, row.partition, row.offset);
     w.text(id);
@@ -387,6 +438,8 @@ void PostgresWarehouse::copy_rows(RowBatch& batch, size_t table_index, const std
     json(row.headers);
     w.boolean(row.is_tombstone);
     slice(row.decode_error);
+    for (size_t k = 0; k < table.typed_count(); ++k)
+      put_typed(w, table.typed->columns[k], table.cells_of(i)[k], arena);
     if (copy_buffer_.size() >= kPiece) {
       conn_->send_copy(copy_buffer_, "writing rows");
       copy_buffer_.clear();
@@ -398,15 +451,20 @@ void PostgresWarehouse::copy_rows(RowBatch& batch, size_t table_index, const std
 }
 
 std::string PostgresWarehouse::stage_rows(RowBatch& batch, size_t table_index) {
-  if (!stage_ready_) {
-    conn_->exec("CREATE TEMP TABLE IF NOT EXISTS krow_stage (" + rows::column_definitions(postgres_type) +
+  const auto& table = batch.tables()[table_index];
+  // A table with typed columns has columns of its own: it gets a stage of its own.
+  const std::string stage = table.typed ? "krow_stage_" + brin_name(table.table).substr(10) : "krow_stage";
+  if (!stages_.count(stage)) {
+    conn_->exec("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" +
+                    (table.typed ? "LIKE " + quote(config_.schema) + "." + quote(table.table)
+                                 : rows::column_definitions(postgres_type)) +
                     ") ON COMMIT DELETE ROWS",
                 "creating the merge stage");
-    stage_ready_ = true;
+    stages_.insert(stage);
   }
-  conn_->exec("TRUNCATE pg_temp.krow_stage", "clearing the merge stage");
-  copy_rows(batch, table_index, "pg_temp.krow_stage");
-  return "pg_temp.krow_stage";
+  conn_->exec("TRUNCATE pg_temp." + stage, "clearing the merge stage");
+  copy_rows(batch, table_index, "pg_temp." + stage);
+  return "pg_temp." + stage;
 }
 
 void PostgresWarehouse::write_latest(const std::string& target, const std::string& source,
@@ -420,17 +478,17 @@ void PostgresWarehouse::write_latest(const std::string& target, const std::strin
 void PostgresWarehouse::merge_rows(RowBatch& batch, size_t table_index) {
   const auto& table = batch.tables()[table_index];
   const auto target = quote(config_.schema) + "." + quote(table.table);
-  stage_rows(batch, table_index);
+  const auto stage = stage_rows(batch, table_index);
   // Replace exactly the ids the batch holds; the offset range of each partition lets the
   // BRIN index skip what the batch cannot touch.
   for (const auto& range : table.offset_ranges())
     conn_->exec("DELETE FROM " + target +
                     " AS t WHERE t.kafka_topic_id = $1 AND t.kafka_partition = $2 AND t.kafka_offset >= $3 AND "
-                    "t.kafka_offset < $4 AND t.id IN (SELECT id FROM krow_stage)",
+                    "t.kafka_offset < $4 AND t.id IN (SELECT id FROM " + stage + ")",
                 {table.topic_id.str(), std::to_string(range.partition.value()), std::to_string(range.from.value()),
                  std::to_string(range.to.value())},
                 "replacing re-read rows");
-  conn_->exec("INSERT INTO " + target + " SELECT * FROM krow_stage", "inserting re-read rows");
+  conn_->exec("INSERT INTO " + target + " SELECT * FROM " + stage, "inserting re-read rows");
 }
 
 void PostgresWarehouse::summarize(const RowBatch& batch) {
@@ -468,13 +526,22 @@ void PostgresWarehouse::write_batch(const std::string& sync_id, RowBatch& batch,
       rollback();
       if (!e.refused_value() || ++refusals > kMaxRefusalsPerBatch) throw;
       // "COPY <table>, line <row>, column <name>: ...": the row and column refused.
-      static const std::regex where(R"(COPY [^,]+, line (\d+), column (\w+))");
+      static const std::regex where(R"(COPY [^,]+, line (\d+), column ([^:]+))");
       std::smatch m;
       if (!std::regex_search(e.context(), m, where) || copying_ >= batch.tables().size()) throw;
       const size_t row = std::stoul(m[1]) - 1;
+      if (row >= batch.tables()[copying_].rows.size()) throw;
       const auto column = std::find_if(rows::kColumns.begin(), rows::kColumns.end(),
                                        [&](const rows::Column& c) { return c.name == m[2].str(); });
-      if (column == rows::kColumns.end() || row >= batch.tables()[copying_].rows.size()) throw;
+      if (column == rows::kColumns.end()) {
+        // A typed column: its cell becomes NULL, the reason the row's decode_error.
+        const auto& t = batch.tables()[copying_];
+        size_t k = 0;
+        while (k < t.typed_count() && t.typed->columns[k].name != m[2].str()) ++k;
+        if (k == t.typed_count()) throw;
+        batch.replace_unstorable_typed(copying_, row, k, "PostgreSQL refused it (" + e.primary() + ")");
+        continue;
+      }
       const auto index = static_cast<rows::ColumnIndex>(column - rows::kColumns.begin());
       const bool first = refused.insert({copying_, row, index}).second;
       batch.replace_unstorable(copying_, row, index, first ? RowBatch::Fallback::as_text : RowBatch::Fallback::as_null,
@@ -524,7 +591,9 @@ void PostgresWarehouse::begin_staging(const std::string& sync_id, const std::vec
     for (const auto& t : tables) {
       conn_->exec("DROP TABLE IF EXISTS " + staging(sync_id, t), "dropping an earlier run's staging table");
       // Unlogged: written once, read once; a server crash empties it, and the run starts over.
-      conn_->exec("CREATE UNLOGGED TABLE " + staging(sync_id, t) + " (" + rows::column_definitions(postgres_type) + ")",
+      // The table's own columns, typed ones included.
+      conn_->exec("CREATE UNLOGGED TABLE " + staging(sync_id, t) + " (LIKE " + quote(config_.schema) + "." + quote(t) +
+                      ")",
                   "creating a staging table");
     }
   });

@@ -31,6 +31,9 @@ class PostgresWarehouse : public Warehouse {
   std::string describe() const override { return settings_.describe(); }
   NameRules name_rules() const override { return NameRules{63}; }  // NAMEDATALEN - 1
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
+  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
+  std::vector<std::string> evolution_sql(const std::string& table,
+                                         const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
@@ -60,7 +63,8 @@ class PostgresWarehouse : public Warehouse {
   void replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t row);
   void copy_rows(RowBatch& batch, size_t table, const std::string& target);
   void merge_rows(RowBatch& batch, size_t table);
-  // Copies a batch's rows of one table into the session's temporary stage; returns its name.
+  // Copies a batch's rows of one table into the session's temporary stage (one for the tables
+  // without typed columns, one per table with them); returns its name.
   std::string stage_rows(RowBatch& batch, size_t table);
   // latest_by_key: brings the newest row of each key of `source` into `target` (see
   // latest_by_key_sql); `rebuild` first empties the table.
@@ -85,7 +89,7 @@ class PostgresWarehouse : public Warehouse {
   OpenMode mode_;
   std::unique_ptr<pg::Connection> conn_;
   bool has_state_ = false;
-  bool stage_ready_ = false;            // the session's merge stage exists
+  std::set<std::string> stages_;        // the session's merge stages that exist (temporary tables)
   std::set<std::string> summarized_;    // tables whose BRIN index this session brought up to date
   size_t copying_ = 0;                  // the table slot being copied, for a refused value
   std::string copy_buffer_;
