@@ -258,6 +258,8 @@ class BigQueryProbe : public Probe {
     return to_types(bq_.query("SELECT column_name, data_type FROM `" + project_ + "." + dataset_ +
                               "`.INFORMATION_SCHEMA.COLUMNS WHERE table_name = " + literal(table)));
   }
+  QueryResult query(const std::string& sql) override { return bq_.query(sql); }
+  void execute(const std::string& sql) override { bq_.query(sql); }
   std::vector<StoredPosition> positions(const std::string& schema) override {
     if (!bq_.has_table(kState, "positions")) return {};
     return to_positions(bq_.query("SELECT topic, topic_id, kafka_partition, next_offset FROM " + state("positions") +

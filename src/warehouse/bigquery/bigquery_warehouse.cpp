@@ -168,6 +168,27 @@ std::string BigQueryWarehouse::column_sql_type(const columns::ColumnSpec& column
   return "JSON";
 }
 
+std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_columns(const std::string& table) {
+  const auto fields = client_->table_fields(config_.schema, table);
+  if (!fields) return std::nullopt;
+  bool same = fields->size() >= rows::kColumnCount;
+  for (size_t i = 0; same && i < rows::kColumnCount; ++i) same = (*fields)[i] == rows::kColumns[i].name;
+  if (!same)
+    throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
+                                             " exists but does not have krow's columns; rename or drop it, or choose "
+                                             "another warehouse.dataset");
+  // Typed columns are not written to BigQuery yet (create_table refuses them): any column
+  // after the metadata ones was added by hand, and krow plans none of its types.
+  std::vector<columns::TableColumn> out;
+  for (size_t i = rows::kColumnCount; i < fields->size(); ++i) out.push_back({(*fields)[i], "", std::nullopt});
+  return out;
+}
+
+std::vector<std::string> BigQueryWarehouse::evolution_sql(const std::string&,
+                                                          const std::vector<columns::ColumnChange>&) const {
+  return {};  // no typed columns on BigQuery yet, so nothing to evolve
+}
+
 BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
     : config_(config), settings_(config.settings_as<BigQuerySettings>()), sync_id_(sync_id), mode_(mode) {
   client_ = std::make_unique<bigquery::Client>(settings_, config_.schema);
@@ -306,13 +327,13 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
     throw Error(ErrorClass::fatal_table, "table " + name + " has strategy: latest_by_key, which krow writes to DuckDB "
                                          "and PostgreSQL only so far: use append (and a view that picks the newest "
                                          "row per key) to sync it into BigQuery");
-  if (!settings.typed_columns.empty())
-    throw Error(ErrorClass::fatal_table, "table " + name + " has columns: from_schema, and krow writes typed columns "
-                                         "to DuckDB and PostgreSQL only so far: drop columns: from_schema from its "
-                                         "entry in the manifest's tables: to sync it into BigQuery");
+  if (settings.columns != TypedColumns::none || !settings.typed_columns.empty())
+    throw Error(ErrorClass::fatal_table, "table " + name + " has typed columns (columns: from_schema or infer), which "
+                                         "krow writes to DuckDB and PostgreSQL only so far: drop columns: from its "
+                                         "entry in the manifest's tables: to sync it into BigQuery (the value stays "
+                                         "queryable as JSON)");
   strategies_.set(table, settings);
-  const auto fields = client_->table_fields(config_.schema, table);
-  if (!fields) {
+  if (!typed_columns(table)) {  // throws when a table of that name lacks krow's columns
     bigquery::TableLayout layout{row_fields()};
     if (settings_.partition_by != "none") {
       layout.partition_field = "kafka_timestamp";
@@ -320,13 +341,6 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
     }
     layout.cluster_by = settings_.cluster_by;
     client_->create_table(config_.schema, table, layout);
-  } else {
-    bool same = fields->size() == rows::kColumnCount;
-    for (size_t i = 0; same && i < fields->size(); ++i) same = (*fields)[i] == rows::kColumns[i].name;
-    if (!same)
-      throw Error(ErrorClass::fatal_table, "table " + name + " in " + describe() +
-                                               " exists but does not have krow's columns; rename or drop it, or "
-                                               "choose another warehouse.dataset");
   }
   auto p = params();
   p[0].value = sync_id;

@@ -42,6 +42,9 @@ class BigQueryWarehouse : public Warehouse {
   std::string describe() const override { return settings_.describe(config_.schema); }
   NameRules name_rules() const override { return NameRules{1024}; }
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
+  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
+  std::vector<std::string> evolution_sql(const std::string& table,
+                                         const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
