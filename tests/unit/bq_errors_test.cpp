@@ -74,6 +74,13 @@ TEST(BqErrors, RateLimitsBackendErrorsAndConflictsAreRetried) {
             ErrorClass::transient);
 }
 
+TEST(BqErrors, ACertificateProblemIsNotRetried) {
+  const auto e = classify_api_error({0, "", "SSL peer certificate or SSH remote key was not OK", false},
+                                    "writing a batch", "w", "p", "d");
+  EXPECT_EQ(e.error_class(), ErrorClass::fatal_run);
+  EXPECT_NE(std::string(e.what()).find("warehouse.endpoint"), std::string::npos);
+}
+
 TEST(BqErrors, AFailedFenceInAJobIsAConflict) {
   // A job's state after the script's ERROR(): the error is the job's errorResult.
   const std::string job =

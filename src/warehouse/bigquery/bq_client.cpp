@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "util/curl_errors.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
 
@@ -102,6 +103,9 @@ Error classify_api_error(const ApiProblem& p, const std::string& doing, const st
   const std::string head = where + ", " + doing + ": ";
   if (contains(p.message, kFenceMarker))
     return Error(ErrorClass::conflict, head + p.message.substr(p.message.find(kFenceMarker)));
+  if (p.status == 0 && !p.retriable)
+    return Error(ErrorClass::fatal_run, head + "no answer (" + said + "): check warehouse.endpoint, and the "
+                                               "system's CA certificates");
   if (p.status == 0)
     return Error(ErrorClass::transient, head + "no answer (" + said + "); retrying");
   // Transaction conflicts: another job changed a table this one changes; the next try works.
@@ -194,6 +198,7 @@ Client::Answer Client::send(const char* method, const std::string& url, const st
     const CURLcode rc = curl_easy_perform(curl_);
     if (rc != CURLE_OK) {
       a.transport_error = rc == CURLE_WRITE_ERROR ? "an answer larger than 64 MiB" : curl_easy_strerror(rc);
+      a.transport_retriable = curl_failure_is_transient(rc);
       return a;
     }
     curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &a.status);
@@ -206,7 +211,8 @@ Client::Answer Client::send(const char* method, const std::string& url, const st
 }
 
 void Client::fail(const Answer& a, const char* doing) const {
-  ApiProblem p = a.status == 0 ? ApiProblem{0, "", a.transport_error} : parse_api_problem(a.status, a.body);
+  ApiProblem p = a.status == 0 ? ApiProblem{0, "", a.transport_error, a.transport_retriable}
+                                : parse_api_problem(a.status, a.body);
   throw classify_api_error(p, doing, settings_.describe(dataset_), settings_.project, dataset_);
 }
 

@@ -30,6 +30,7 @@ struct ApiProblem {
   long status = 0;
   std::string reason;
   std::string message;
+  bool retriable = true;  // with no answer: whether trying again can help (not a TLS or URL problem)
 };
 
 // The first error of an answer: {"error": {"code", "message", "errors": [{"reason", "message"}]}}
@@ -109,6 +110,7 @@ class Client {
     long status = 0;
     std::string body;
     std::string transport_error;
+    bool transport_retriable = true;
   };
   // One request; a 401 gets one more try with a new token.
   Answer send(const char* method, const std::string& url, const std::string& content_type, const std::string& body);
