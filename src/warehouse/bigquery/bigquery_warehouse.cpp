@@ -198,6 +198,7 @@ BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::s
   load_dataset_ = "_krow_loads_" + location_suffix(location_);
   holder_ = this_host() + "/" + std::to_string(getpid()) + "/" + std::to_string(std::random_device{}());
   if (mode_ == OpenMode::write) {
+    if (!found) client_->create_dataset(config_.schema, location_);  // the row tables' dataset, found just above
     create_state();
     has_state_ = true;
     take_lease();
@@ -232,7 +233,6 @@ std::vector<Param> BigQueryWarehouse::params() const {
 }
 
 void BigQueryWarehouse::create_state() {
-  client_->create_dataset(config_.schema, location_);
   client_->create_dataset(state_dataset_, location_);
   client_->create_dataset(load_dataset_, location_, kLoadTableLifeMs);
   auto table = [&](const char* name, std::vector<Field> fields) {
