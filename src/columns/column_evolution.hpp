@@ -31,9 +31,6 @@ enum class OnBreaking {
   variant,  // the field's values go to its variant column, as JSON
 };
 
-// The prefix of variant columns: `__krow_nc__<column>` ("not compatible").
-inline constexpr std::string_view kVariantPrefix = "__krow_nc__";
-
 // A typed column of an existing table (one after krow's metadata columns).
 struct TableColumn {
   std::string name;

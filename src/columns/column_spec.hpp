@@ -29,6 +29,10 @@ enum class ColumnType : uint8_t {
   json,       // one JSON document: nested values kept whole, arrays, maps, unions of several types
 };
 
+// The prefix of variant columns (columns/column_evolution): `__krow_nc__<column>` ("not
+// compatible"). No field's column starts with it (columns/column_names).
+inline constexpr std::string_view kVariantPrefix = "__krow_nc__";
+
 // "int64", "decimal", ... (stable: used in `krow schema --format json`).
 std::string_view column_type_name(ColumnType type);
 
@@ -48,6 +52,10 @@ struct ColumnSpec {
   // A column the table keeps although the schema no longer fills it (a field removed, or one
   // whose values now go to its variant column: columns/column_evolution): always NULL.
   bool retired = false;
+  // A new field of an existing table whose plain name was already another column's
+  // (columns/column_names bind_names): that name, for `plan` and the run record. Empty
+  // otherwise.
+  std::string wanted;
 };
 
 // `path` as one text, segments joined with `.` ("address.street"; "(root)" when empty).

@@ -4,16 +4,17 @@
 
 #include <map>
 
+#include "codec/json_validator.hpp"
 #include "columns/column_names.hpp"
 #include "rows/row_contract.hpp"
+#include "util/json_tokens.hpp"
 #include "util/text.hpp"
 
 namespace krow::columns {
 
 namespace {
 
-using simdjson::dom::element;
-using simdjson::dom::element_type;
+namespace od = simdjson::ondemand;
 
 // What the sample held at one path.
 struct Seen {
@@ -23,21 +24,6 @@ struct Seen {
   bool any_type = false;  // `type` is set
   ColumnType type = ColumnType::json;
 };
-
-ColumnType type_of(const element& e) {
-  switch (e.type()) {
-    case element_type::BOOL:
-      return ColumnType::boolean;
-    case element_type::INT64:
-      return ColumnType::int64;
-    case element_type::DOUBLE:
-      return ColumnType::float64;
-    case element_type::STRING:
-      return ColumnType::text;
-    default:
-      return ColumnType::json;  // arrays, objects kept whole, integers beyond 64 bits
-  }
-}
 
 ColumnType unify_types(ColumnType a, ColumnType b) {
   if (a == b) return a;
@@ -54,35 +40,69 @@ ColumnType unify_types(ColumnType a, ColumnType b) {
   return ColumnType::json;
 }
 
+// Walks sampled values with simdjson's On Demand parser, which reads every JSON number
+// (integers beyond 64 bits too, which become JSON columns).
 class Walker {
  public:
   Walker(const ColumnOptions& options, std::map<std::vector<std::string>, Seen>& seen)
       : options_(options), seen_(seen) {}
 
-  void object(const simdjson::dom::object& obj, std::vector<std::string>& path) {
-    for (auto field : obj) {
-      path.emplace_back(field.key);
-      value(field.value, path);
+  // The fields of one sampled object; false when it is no JSON.
+  bool object(od::object obj, std::vector<std::string>& path) {
+    for (auto f : obj) {
+      std::string_view key;
+      if (f.error()) return false;
+      od::field& field = f.value_unsafe();
+      if (field.unescaped_key().get(key)) return false;
+      path.emplace_back(key);
+      const bool ok = value(field.value(), path);
       path.pop_back();
+      if (!ok) return false;
     }
+    return true;
   }
 
  private:
-  void value(const element& e, std::vector<std::string>& path) {
-    if (e.is_null()) {
+  bool value(od::value v, std::vector<std::string>& path) {
+    od::json_type type;
+    if (v.type().get(type)) return false;
+    if (type == od::json_type::null) {
       note(path);
-      return;
+      return true;
     }
-    if (e.type() == element_type::OBJECT && options_.nested == NestedMode::flatten) {
+    if (type == od::json_type::object && options_.nested == NestedMode::flatten) {
       note(path).object = true;
-      object(e.get_object().value_unsafe(), path);
-      return;
+      od::object obj;
+      return !v.get_object().get(obj) && object(obj, path);
+    }
+    ColumnType t = ColumnType::json;  // arrays, objects kept whole, integers beyond 64 bits
+    switch (type) {
+      case od::json_type::boolean:
+        t = ColumnType::boolean;
+        break;
+      case od::json_type::string:
+        t = ColumnType::text;
+        break;
+      case od::json_type::number:
+        switch (classify_json_number(v.raw_json_token())) {
+          case JsonNumber::int64:
+            t = ColumnType::int64;
+            break;
+          case JsonNumber::real:
+            t = ColumnType::float64;
+            break;
+          default:
+            break;  // beyond BIGINT: JSON holds it exactly
+        }
+        break;
+      default:
+        break;
     }
     Seen& s = note(path);
     s.scalar = true;
-    const auto t = type_of(e);
     s.type = s.any_type ? unify_types(s.type, t) : t;
     s.any_type = true;
+    return true;
   }
 
   Seen& note(const std::vector<std::string>& path) {
@@ -100,9 +120,10 @@ bool is_prefix(const std::vector<std::string>& prefix, const std::vector<std::st
 }
 
 // The path a column name was made from (column_names.hpp), for a column of an existing table
-// that this run's sample did not show: the separator splits it, and `value__` before a
-// metadata column's name goes. Names shortened with a hash cannot be read back: their
-// column then stays NULL.
+// that this run's sample did not show and that no binding names the field of (a table from
+// before krow recorded them): the separator splits it, and `value__` before a metadata
+// column's name goes. Names shortened with a hash cannot be read back: their column then
+// stays NULL.
 std::vector<std::string> path_of_name(const std::string& name, const std::string& separator) {
   std::string rest = name;
   if (rest.rfind("value__", 0) == 0) {
@@ -132,15 +153,22 @@ ColumnSpec unify_inferred(const ColumnSpec& a, const ColumnSpec& b) {
 ColumnPlan infer_json_columns(const std::vector<std::string>& samples,
                               const ColumnOptions& options) {
   std::map<std::vector<std::string>, Seen> seen;
-  Walker walker(options, seen);
-  simdjson::dom::parser parser;
+  od::parser parser;
+  JsonValidator validator;
+  std::string padded;
   size_t objects = 0;
   for (const auto& text : samples) {
-    simdjson::dom::object obj;
-    if (parser.parse(text).get(obj) != simdjson::SUCCESS) continue;
-    ++objects;
+    // On Demand reads as it goes: text that is no JSON must not half count.
+    if (!is_valid_utf8(text) || !validator.is_document(text)) continue;
+    padded.assign(text);
+    padded.append(simdjson::SIMDJSON_PADDING, ' ');
+    od::document doc;
+    od::object obj;
+    if (parser.iterate(padded.data(), text.size(), padded.size()).get(doc) ||
+        doc.get_object().get(obj))
+      continue;
     std::vector<std::string> path;
-    walker.object(obj, path);
+    objects += Walker(options, seen).object(obj, path);
   }
   // A path that held an object here and a scalar there is one JSON column: its fields go.
   std::vector<std::vector<std::string>> mixed;
@@ -168,8 +196,11 @@ ColumnPlan infer_json_columns(const std::vector<std::string>& samples,
 }
 
 std::vector<ColumnSpec> merge_inferred(const std::optional<std::vector<TableColumn>>& table,
-                                       const ColumnPlan& inferred, const ColumnOptions& options) {
+                                       const ColumnPlan& inferred, const ColumnOptions& options,
+                                       const std::vector<ColumnBinding>& bindings) {
   if (!table) return inferred.columns;
+  std::map<std::string, const std::vector<std::string>*> bound;  // column -> its field
+  for (const auto& b : bindings) bound[b.column] = &b.path;
   std::map<std::string, const ColumnSpec*> by_name;
   for (const auto& c : inferred.columns) by_name[c.name] = &c;
   std::vector<ColumnSpec> out;
@@ -186,7 +217,8 @@ std::vector<ColumnSpec> merge_inferred(const std::optional<std::vector<TableColu
     c.name = t.name;
     c.nullable = true;
     if (it == by_name.end()) {
-      c.path = path_of_name(t.name, options.separator);
+      const auto field = bound.find(t.name);
+      c.path = field != bound.end() ? *field->second : path_of_name(t.name, options.separator);
       c.source = "kept (not in this run's sample)";
     } else {
       c = unify_inferred(c, *it->second);

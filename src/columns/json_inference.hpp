@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "columns/column_evolution.hpp"
+#include "columns/column_names.hpp"
 #include "columns/column_plan.hpp"
 
 namespace krow::columns {
@@ -30,9 +31,11 @@ ColumnSpec unify_inferred(const ColumnSpec& a, const ColumnSpec& b);
 
 // The columns an inferred table plans in this run: its existing columns first (each as
 // `inferred` types it, unified with what the table holds: a sample never narrows a column,
-// and a column the sample did not see is kept), then the newly seen ones. `table` nullopt:
-// the table does not exist yet.
+// and a column the sample did not see is kept, filled from the field `bindings` record for
+// it), then the newly seen ones. `inferred` is named against the table already
+// (bind_names). `table` nullopt: the table does not exist yet.
 std::vector<ColumnSpec> merge_inferred(const std::optional<std::vector<TableColumn>>& table,
-                                       const ColumnPlan& inferred, const ColumnOptions& options);
+                                       const ColumnPlan& inferred, const ColumnOptions& options,
+                                       const std::vector<ColumnBinding>& bindings = {});
 
 }  // namespace krow::columns

@@ -98,6 +98,7 @@ class NoState final : public Warehouse {
   NameRules name_rules() const override { return {}; }
   std::string column_sql_type(const columns::ColumnSpec&) const override { return "?"; }
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
+  std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }
   std::vector<std::string> evolution_sql(const std::string&, const std::vector<columns::ColumnChange>&) const override {
     return {};
   }

@@ -16,21 +16,29 @@
 
 #include "columns/column_spec.hpp"
 
-namespace simdjson::dom {
-class parser;
-}
-
 namespace krow::rows {
 
 // Decimals up to 38 digits (GCC and Clang's 128-bit integers; __extension__: not ISO C++).
 __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 UInt128;
 
-// The typed columns of one table, in plan order.
+// The typed columns of one table, in plan order, and their paths as a tree, so that one pass
+// over a value fills them all.
 struct TypedLayout {
-  std::vector<columns::ColumnSpec> columns;
+  explicit TypedLayout(std::vector<columns::ColumnSpec> columns,
+                       std::vector<std::string> labels = {});
+
+  const std::vector<columns::ColumnSpec> columns;
   // Per column: its type as the warehouse names it ("DECIMAL(12,2)"), for decode_error notes.
-  std::vector<std::string> labels;
+  const std::vector<std::string> labels;
+
+  // One field name of the paths; node 0 is the value's root.
+  struct Node {
+    std::vector<std::pair<std::string, uint32_t>> children;  // field name → node, sorted by name
+    std::vector<uint32_t> columns;                           // the columns whose path ends here
+  };
+  // The paths of the columns that are filled (retired ones are not).
+  std::vector<Node> tree;
 };
 
 // One typed value. What `a` and `b` hold depends on the column's type:
@@ -52,7 +60,7 @@ struct TypedCell {
   uint64_t unsigned_value() const { return static_cast<uint64_t>(a); }
   Int128 decimal() const {
     return static_cast<Int128>(static_cast<UInt128>(static_cast<uint64_t>(b)) << 64 |
-                                 static_cast<uint64_t>(a));
+                               static_cast<uint64_t>(a));
   }
   std::string_view text(const std::string& arena) const {
     return {arena.data() + a, static_cast<size_t>(b)};
@@ -65,7 +73,9 @@ struct TypedCell {
 bool parse_decimal(std::string_view text, int32_t precision, int32_t scale, Int128& out);
 // "YYYY-MM-DD" → days since 1970-01-01.
 bool parse_date(std::string_view text, int64_t& days);
-// "HH:MM:SS[.fraction]" → microseconds since midnight (digits past microseconds are cut).
+// "HH:MM:SS[.fraction][Z|±HH:MM]" → microseconds since midnight (digits past microseconds are
+// cut); a time with a zone becomes that moment's time of day in UTC ("13:45:00+02:00" →
+// 11:45), one without is kept as it is.
 bool parse_time(std::string_view text, int64_t& micros);
 // ISO 8601 / RFC 3339 "YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]" → microseconds since the
 // epoch (UTC; no zone is read as UTC, as Avro's local-timestamp values are by convention).
@@ -79,16 +89,19 @@ class TypedExtractor {
   TypedExtractor& operator=(const TypedExtractor&) = delete;
 
   // Fills `cells` (one per column of `layout`) from `json`, one value's JSON text. Text
-  // values are appended to `arena` (which may hold `json` itself: it is read first). Each
+  // values are appended to `arena` (which may hold `json` itself: it is copied first). Each
   // misfit leaves its cell NULL and appends a note to `notes` ("column amount
   // (DECIMAL(12,2)): got \"abc\""), notes separated by "; ". A missing field or a JSON null
-  // is NULL without a note. Allocates nothing once its buffers have grown, except for
-  // notes. Never throws for any input.
-  void extract(std::string_view json, const TypedLayout& layout, TypedCell* cells, std::string& arena,
-               std::string& notes);
+  // is NULL without a note; when a field occurs twice, the first counts. Any JSON number is
+  // read, integers beyond 64 bits too (a misfit for integer columns, kept exactly in JSON
+  // ones). Allocates nothing once its buffers have grown, except for notes. Never throws for
+  // any input.
+  void extract(std::string_view json, const TypedLayout& layout, TypedCell* cells,
+               std::string& arena, std::string& notes);
 
  private:
-  std::unique_ptr<simdjson::dom::parser> parser_;
+  struct State;  // simdjson's On Demand parsers and buffers
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace krow::rows

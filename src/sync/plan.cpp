@@ -89,6 +89,16 @@ void write_column_changes_json(JsonWriter& w, const std::vector<columns::ColumnC
     w.begin_object().field("kind", columns::change_kind_name(c.kind)).field("column", c.column.name).field("of", c.of);
     if (c.from_type.empty()) w.key("from").null(); else w.field("from", c.from_type);
     if (c.to_type.empty()) w.key("to").null(); else w.field("to", c.to_type);
+    if (c.kind == columns::ChangeKind::add) {
+      w.key("field").begin_array();
+      for (const auto& f : c.column.path) w.value(f);
+      w.end_array();
+      // The name the field asked for, when another field's column has it.
+      if (c.column.wanted.empty())
+        w.key("wanted").null();
+      else
+        w.field("wanted", c.column.wanted);
+    }
     w.field("ddl", c.ddl).end_object();
   }
   w.end_array();
@@ -333,7 +343,13 @@ std::string column_source(const columns::ColumnSpec& c) {
 std::string describe_change(const columns::ColumnChange& c) {
   using columns::ChangeKind;
   switch (c.kind) {
-    case ChangeKind::add: return "add column " + c.column.name + " " + c.to_type;
+    case ChangeKind::add:
+      return "add column " + c.column.name + " " + c.to_type + " (field " +
+             columns::path_text(c.column.path) +
+             (c.column.wanted.empty() ? ")"
+                                      : "; not " + c.column.wanted +
+                                            ", which is another field's column: a field keeps "
+                                            "its column for the table's life)");
     case ChangeKind::widen: return "widen column " + c.column.name + " " + c.from_type + " -> " + c.to_type;
     case ChangeKind::variant:
       return "breaking change isolated: field " + columns::path_text(c.column.path) + " is " + c.to_type +

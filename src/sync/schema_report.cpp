@@ -229,6 +229,22 @@ void evolve_table(TopicPlan& t, Warehouse& warehouse, const std::vector<columns:
   t.evolution_sql = warehouse.evolution_sql(t.table, t.settings.changes);
 }
 
+// Names `planned` against `table` when it exists (columns/column_names bind_names): each field
+// keeps the column krow's state binds it to, and a new one never takes a name the table has.
+// Returns the table's bindings.
+std::vector<columns::ColumnBinding> bind_to_table(
+    const std::string& table, Warehouse& warehouse,
+    const std::optional<std::vector<columns::TableColumn>>& existing,
+    std::vector<columns::ColumnSpec>& planned, const columns::ColumnOptions& options) {
+  if (!existing) return {};
+  auto bindings = warehouse.column_bindings(table);
+  std::vector<std::string> names;
+  for (const auto& c : *existing) names.push_back(c.name);
+  columns::bind_names(planned, bindings, names, options.separator,
+                      warehouse.name_rules().max_identifier_bytes);
+  return bindings;
+}
+
 // The table's typed columns, or nullopt when it does not exist; a table without krow's
 // columns sets the table's error.
 bool existing_columns(TopicPlan& t, Warehouse& warehouse, std::optional<std::vector<columns::TableColumn>>& out) {
@@ -261,10 +277,12 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehou
       if (!existing_columns(t, warehouse, existing)) continue;
       const auto samples = sample ? sample(t) : std::vector<std::string>{};
       const auto options = options_of(t, warehouse, tagged_unions);
-      const auto inferred = columns::infer_json_columns(samples, options);
+      auto inferred = columns::infer_json_columns(samples, options);
+      const auto bindings = bind_to_table(t.table, warehouse, existing, inferred.columns, options);
       t.typed_source = "inferred from " + std::to_string(samples.size()) + " sampled value(s) of this run" +
                        (existing ? " and the table's columns" : "");
-      evolve_table(t, warehouse, columns::merge_inferred(existing, inferred, options), existing);
+      evolve_table(t, warehouse, columns::merge_inferred(existing, inferred, options, bindings),
+                   existing);
       continue;
     }
     const std::string drop = "or drop `columns: from_schema` from its entry in the manifest's tables: to sync the "
@@ -282,7 +300,9 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehou
         t.typed_source = "subject " + s.subject + ", schema ID " + std::to_string(s.schema_id) + ", version " +
                          std::to_string(s.version) + ", " + type_name(s.type) + " " + s.columns.root;
         std::optional<std::vector<columns::TableColumn>> existing;
-        if (existing_columns(t, warehouse, existing)) evolve_table(t, warehouse, s.columns.columns, existing);
+        if (!existing_columns(t, warehouse, existing)) break;
+        bind_to_table(t.table, warehouse, existing, s.columns.columns, options);
+        evolve_table(t, warehouse, s.columns.columns, existing);
         break;
       }
       case TableSchema::Status::no_subject:
@@ -298,7 +318,7 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehou
   }
 }
 
-SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, const Warehouse& warehouse,
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, Warehouse& warehouse,
                                 const columns::ColumnOptions& options) {
   SchemaReport r;
   r.sync_id = plan.sync_id;
@@ -318,7 +338,19 @@ SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, cons
       r.tables.push_back(std::move(t));
       continue;
     }
-    r.tables.push_back(plan_table_schema(topic.topic, topic.table, *registry, warehouse, options));
+    auto t = plan_table_schema(topic.topic, topic.table, *registry, warehouse, options);
+    if (t.status == TableSchema::Status::planned) {
+      // An existing table's fields keep their columns, as the sync keeps them.
+      try {
+        bind_to_table(t.table, warehouse, warehouse.typed_columns(t.table), t.columns.columns,
+                      options);
+      } catch (const Error& e) {
+        if (e.error_class() != ErrorClass::fatal_table) throw;
+        t.status = TableSchema::Status::failed;
+        t.message = e.what();
+      }
+    }
+    r.tables.push_back(std::move(t));
   }
   return r;
 }

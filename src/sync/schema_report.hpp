@@ -75,8 +75,9 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehou
 // Plans the columns of every topic of `plan`. `registry` null: none configured (the report
 // then holds no tables). Throws Error(transient) when the registry keeps failing (see
 // SchemaRegistry); other registry failures are per table.
-SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry,
-                                const Warehouse& warehouse, const columns::ColumnOptions& options);
+// A table that exists already keeps its columns' names (columns/column_names bind_names).
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, Warehouse& warehouse,
+                                const columns::ColumnOptions& options);
 
 std::string format_schema_report(const SchemaReport& report, bool json);
 

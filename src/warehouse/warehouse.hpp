@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "columns/column_evolution.hpp"
+#include "columns/column_names.hpp"
 #include "columns/column_spec.hpp"
 #include "rows/row_batch.hpp"
 #include "util/ids.hpp"
@@ -79,6 +80,11 @@ class Warehouse {
   // fatal_table when a table of that name exists without krow's metadata columns.
   virtual std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) = 0;
 
+  // The field → column bindings krow recorded for `table` (columns/column_names.hpp): a field
+  // keeps the column it was first given for the table's life. Empty for a table without typed
+  // columns, or one created before krow recorded them. Meaningful for a table that exists.
+  virtual std::vector<columns::ColumnBinding> column_bindings(const std::string& table) = 0;
+
   // The engine's DDL for the changes (columns/column_evolution) that have `ddl` set, in order:
   // what create_table() runs, and what `krow plan` shows.
   virtual std::vector<std::string> evolution_sql(const std::string& table,
@@ -93,7 +99,10 @@ class Warehouse {
   // Creates the table of a topic (if missing) and records the mapping. Idempotent. Throws
   // fatal_table when a table of that name exists without krow's columns. An existing table
   // with typed columns gets `settings.changes` (evolution_sql) and must then have exactly
-  // `settings.typed_columns`, or this throws fatal_table naming the difference. `settings` say how
+  // `settings.typed_columns`, or this throws fatal_table naming the difference. The bindings
+  // of `settings.typed_columns` (columns::bindings_of) are recorded in the same transaction:
+  // added to an existing table's (a recorded one never changes), or replacing what a dropped
+  // table of the same name left. `settings` say how
   // later writes meet the table's rows (commit() and publish() follow them): the adapter
   // keeps them for this object's life, and may create what its strategy needs (an index).
   virtual void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdio>
+#include <map>
 
 #include "sync_fixture.hpp"
 
@@ -490,6 +491,135 @@ TEST_P(TypedColumns, ProtobufSchemaEvolutionAddsWidensAndRefusesOrIsolatesABreak
   // column; proto3 strings are never missing (the empty string is written).
   evolve("protobuf", type("BIGINT", "bigint") + " (int64)", stored_json(Cell(R"("42")")).value(),
          stored_json(Cell(R"("-1")")).value(), Cell(""));
+}
+
+// Three schema versions whose new fields have the names of existing columns (scenario
+// avro-collide-v1..3 of produce.py): a top-level `a__b` beside the flattened a.b, `name` beside
+// `Name` (one name to DuckDB), then a.c and `A__B`. Each field keeps the column it was first
+// given; each new one gets a column of its own, and every row's values are the ones the
+// serializer was given. The same with on_breaking: variant, which must change nothing here.
+TEST_P(TypedColumns, AFieldKeepsItsColumnWhenLaterVersionsAddCollidingNames) {
+  for (const std::string breaking : {"fail", "variant"}) {
+    SCOPED_TRACE("on_breaking: " + breaking);
+    const auto topic = unique_name("typed-collide-" + breaking);
+    const auto table = table_of(topic);
+    const auto manifest =
+        typed_manifest(topic, "columns: from_schema, on_breaking: " + breaking, breaking + ".yaml");
+    produce("avro-collide-v1", topic);
+    sync_ok(manifest);
+
+    produce("avro-collide-v2", topic);
+    const auto plan = krow({"plan", manifest});
+    ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+    EXPECT_NE(plan.out.find("(field a__b; not a__b, which is another field's column"),
+              std::string::npos)
+        << plan.out;
+    EXPECT_NE(plan.out.find("(field name; not name, which is another field's column"),
+              std::string::npos)
+        << plan.out;
+    sync_ok(manifest);
+    // The run record names the column each new field got, and the name it could not have.
+    simdjson::dom::parser parser;
+    const auto record = parser.parse(probe().run_records().at(0));
+    std::map<std::string, std::string> wanted;  // column -> the name it wanted
+    for (simdjson::dom::element change : record["tables"].at(0)["column_changes"].get_array()) {
+      if (std::string_view(change["kind"].get_string().value()) != "add") continue;
+      std::string_view w;
+      if (change["wanted"].get(w) == simdjson::SUCCESS)
+        wanted[std::string(change["column"].get_string().value())] = w;
+    }
+    EXPECT_EQ(wanted.size(), 2u);
+
+    produce("avro-collide-v3", topic);
+    sync_ok(manifest);
+
+    // The new fields' columns, found in the table: one each, named after the field with a suffix.
+    std::map<std::string, std::string> of;  // field -> column
+    for (const auto& [name, type] : probe().column_types(table)) {
+      for (const std::string field : {"a__b", "name", "A__B"})
+        if (name.size() == field.size() + 9 && name.rfind(field + "_", 0) == 0) {
+          EXPECT_EQ(of.count(field), 0u) << name;
+          of[field] = name;
+        }
+    }
+    ASSERT_EQ(of.size(), 3u);
+    EXPECT_EQ(wanted.count(of["a__b"]), 1u);
+    EXPECT_EQ(wanted.count(of["name"]), 1u);
+    const auto types = probe().column_types(table);
+    EXPECT_EQ(types.at("a__b"), type("VARCHAR", "text"));
+    EXPECT_EQ(types.at(of["A__B"]), type("BIGINT", "bigint"));
+    EXPECT_EQ(types.at("a__c"), type("INTEGER", "integer"));
+    EXPECT_EQ(types.count("__krow_nc__a__b") + types.count("__krow_nc__Name"), 0u);
+    const auto q = [](const std::string& c) { return "\"" + c + "\""; };
+    EXPECT_EQ(
+        rows_of("SELECT CAST(n AS VARCHAR), a__b, " + q("Name") + ", " + q(of["a__b"]) + ", " +
+                q(of["name"]) + ", CAST(a__c AS VARCHAR), CAST(" + q(of["A__B"]) +
+                " AS VARCHAR), decode_error FROM " + target(table) + " ORDER BY kafka_offset"),
+        (Rows{
+            {"1", "b1", "N1", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt},
+            {"2", "b2", "N2", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt},
+            {"3", "b3", "N3", "top3", "lower3", std::nullopt, std::nullopt, std::nullopt},
+            {"4", "b4", "N4", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt},
+            {"5", "b5", "N5", "top5", "lower5", "55", "9007199254740993", std::nullopt},
+            {"6", "b6", "N6", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+             std::nullopt}}));
+    // Nothing left to change: the next run plans no change at all.
+    const auto again = krow({"plan", manifest, "--format", "json"});
+    EXPECT_NE(again.out.find(R"("changes":[])"), std::string::npos) << again.out;
+  }
+}
+
+// JSON Schema values with integers beyond 64 bits and RFC 3339 times with zones (scenario
+// json-schema-edges): only the integer that does not fit is NULL, with the reason; the rest of
+// the row is filled; a JSON column keeps such a number exactly; zoned times are stored as
+// their UTC time of day.
+TEST_P(TypedColumns, IntegersBeyond64BitsEmptyOnlyTheirCellAndZonedTimesFit) {
+  const auto topic = unique_name("typed-edges");
+  produce("json-schema-edges", topic);
+  sync_ok(typed_manifest(topic));
+  const auto table = table_of(topic);
+  EXPECT_EQ(column_type(table, "value__id"), type("BIGINT", "bigint"));
+  EXPECT_EQ(column_type(table, "at"), type("TIME", "time without time zone"));
+  const auto rows = rows_of(
+      "SELECT CAST(value__id AS VARCHAR), name, CAST(\"at\" AS VARCHAR), decode_error FROM " +
+      target(table) + " ORDER BY kafka_offset");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0][0], std::nullopt);
+  EXPECT_EQ(rows[0][1], Cell("x"));
+  EXPECT_EQ(rows[0][2], Cell("13:45:00"));
+  ASSERT_TRUE(rows[0][3]);
+  EXPECT_EQ(*rows[0][3],
+            "column value__id (" + type("BIGINT", "bigint") + "): got 1180591620717411303424");
+  EXPECT_EQ(rows[1][0], std::nullopt);
+  EXPECT_EQ(rows[1][1], Cell("y"));
+  EXPECT_EQ(rows[1][2], Cell("11:45:00"));
+  ASSERT_TRUE(rows[1][3]);
+  EXPECT_EQ(*rows[1][3],
+            "column value__id (" + type("BIGINT", "bigint") + "): got -18446744073709551616");
+  EXPECT_EQ(rows[2], (std::vector<Cell>{"7", "z", "06:45:30.25", std::nullopt}));
+  EXPECT_EQ(rows[3], (std::vector<Cell>{"9223372036854775807", "w", "23:59:59", std::nullopt}));
+  // The JSON column and the value keep the big numbers exactly.
+  EXPECT_EQ(
+      rows_of("SELECT CAST(doc AS VARCHAR) FROM " + target(table) + " WHERE kafka_offset = 0"),
+      (Rows{{stored_json(Cell(R"({"big":-18446744073709551616,"n":1})"))}}));
+  EXPECT_EQ(
+      rows_of("SELECT " + value_field("id") + " FROM " + target(table) + " WHERE kafka_offset = 0"),
+      (Rows{{"1180591620717411303424"}}));
+}
+
+TEST_P(TypedColumns, InferenceReadsIntegersBeyond64BitsIntoAJsonColumn) {
+  const auto topic = make_topic("typed-infer-big");
+  Producer p(bootstrap_);
+  p.send(topic, Record{"k1", R"({"a": 4, "big": 1180591620717411303424})"});
+  p.send(topic, Record{"k2", R"({"a": 5, "big": 1})"});
+  p.flush();
+  sync_ok(write_manifest({topic}, "tables:\n  \"" + topic + "\": {columns: infer}\n"));
+  const auto table = table_of(topic);
+  EXPECT_EQ(column_type(table, "a"), type("BIGINT", "bigint"));
+  EXPECT_EQ(column_type(table, "big"), type("JSON", "jsonb"));
+  EXPECT_EQ(rows_of("SELECT CAST(a AS VARCHAR), CAST(big AS VARCHAR), decode_error FROM " +
+                    target(table) + " ORDER BY kafka_offset"),
+            (Rows{{"4", "1180591620717411303424", std::nullopt}, {"5", "1", std::nullopt}}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, TypedColumns, KROW_ENGINES);

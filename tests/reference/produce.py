@@ -1270,6 +1270,35 @@ def json_schema_basic(registry: SchemaRegistryClient, conf: dict):
     return Built(serializer, messages, verify=json_verifier(registry))
 
 
+JSON_SCHEMA_EDGES = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "Edges",
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+        "at": {"type": "string", "format": "time"},
+        "doc": {"type": "object"},
+    },
+}
+
+
+@scenario("json-schema-edges", "JSON Schema values typed columns must read whole: integers beyond 64 bits (2^70, "
+          "-2^64), RFC 3339 times with a zone (Z, +02:00, -05:30) and without; string keys")
+def json_schema_edges(registry: SchemaRegistryClient, conf: dict):
+    from confluent_kafka.schema_registry.json_schema import JSONSerializer
+
+    values = [
+        {"id": 2**70, "name": "x", "at": "13:45:00Z", "doc": {"big": -(2**64), "n": 1}},
+        {"id": -(2**64), "name": "y", "at": "13:45:00+02:00"},
+        {"id": 7, "name": "z", "at": "01:15:30.25-05:30"},
+        {"id": 9223372036854775807, "name": "w", "at": "23:59:59"},
+    ]
+    messages = [Message(f"e{i + 1}", v, v) for i, v in enumerate(values)]
+    serializer = JSONSerializer(json.dumps(JSON_SCHEMA_EDGES), registry, conf=serializer_conf(conf))
+    return Built(serializer, messages, verify=json_verifier(registry))
+
+
 # Registered in its own subject and referenced by the name used in "$ref". It has an internal
 # reference of its own, which resolves within this document.
 JSON_SCHEMA_REFS_ADDRESS_NAME = "address.schema.json"
@@ -1616,6 +1645,53 @@ for _v, _what in ((1, "id int, name string, qty int, price float, amount decimal
                       "decimal(6,2) -> decimal(10,2) (widened)"),
                   (3, "v2 with name an int (breaking: string -> int)")):
     scenario(f"avro-evolve-v{_v}", f"Avro schema evolution, version {_v} of 3: {_what}; string keys")(avro_evolve(_v))
+
+
+# Names that collide across versions: v2 puts a top-level field literally named `a__b` before
+# the record `a` (whose field b is flattened to the column a__b), and `name` before `Name`
+# (the same column name to DuckDB, which folds case); v3 adds a nested field a.c and `A__B`.
+# Every field must keep the column it was first given.
+
+def avro_collide_schema(version: int) -> dict:
+    inner = [{"name": "b", "type": "string"}]
+    if version >= 3:
+        inner.append({"name": "c", "type": ["null", "int"], "default": None})
+    a = {"name": "a", "type": {"type": "record", "name": "A", "fields": inner}}
+    if version == 1:
+        fields = [{"name": "n", "type": "int"}, a, {"name": "Name", "type": "string"}]
+    else:
+        fields = [{"name": "n", "type": "int"}, {"name": "a__b", "type": ["null", "string"], "default": None}, a,
+                  {"name": "name", "type": ["null", "string"], "default": None}, {"name": "Name", "type": "string"}]
+    if version >= 3:
+        fields.append({"name": "A__B", "type": ["null", "long"], "default": None})
+    return {"type": "record", "name": "Collide", "namespace": "krow.reference", "fields": fields}
+
+
+COLLIDE_VALUES = {
+    1: [dict(n=1, a=dict(b="b1"), Name="N1"), dict(n=2, a=dict(b="b2"), Name="N2")],
+    2: [dict(n=3, a__b="top3", a=dict(b="b3"), name="lower3", Name="N3"),
+        dict(n=4, a__b=None, a=dict(b="b4"), name=None, Name="N4")],
+    3: [dict(n=5, a__b="top5", a=dict(b="b5", c=55), name="lower5", Name="N5", A__B=9007199254740993),
+        dict(n=6, a__b=None, a=dict(b="b6", c=None), name=None, Name="N6", A__B=None)],
+}
+
+
+def avro_collide(version: int):
+    def build(registry: SchemaRegistryClient, conf: dict):
+        from confluent_kafka.schema_registry.avro import AvroSerializer
+
+        messages = [Message(f"c{v['n']}", v, v) for v in COLLIDE_VALUES[version]]
+        serializer = AvroSerializer(registry, json.dumps(avro_collide_schema(version)), conf=serializer_conf(conf))
+        return Built(serializer, messages, verify=avro_verifier(registry))
+
+    return build
+
+
+for _v, _what in ((1, "n int, a {b string}, Name string"),
+                  (2, "v1 + a__b (nullable string) before a, name (nullable string) before Name"),
+                  (3, "v2 + a.c (nullable int), A__B (nullable long)")):
+    scenario(f"avro-collide-v{_v}", f"Avro column names colliding across versions, version {_v} of 3: {_what}; "
+                                    "string keys")(avro_collide(_v))
 
 
 PROTOBUF_EVOLVE_FILE = "krow/reference/evolve.proto"

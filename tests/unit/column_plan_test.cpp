@@ -6,12 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "columns/column_names.hpp"
+#include "util/text.hpp"
 
 namespace krow::columns {
 namespace {
@@ -567,6 +570,99 @@ TEST(ColumnPlan, NamesThatCollideAfterRenamingOrByCaseAreMadeDistinct) {
   auto again = specs({{"id"}, {"value", "id"}, {"Name"}, {"name"}, {"NAME"}, {"a__b"}, {"a", "b"}});
   assign_names(again, "__", 0);
   EXPECT_EQ(names(again), got);
+}
+
+TEST(ColumnPlan, NamesInTheVariantColumnsNamespaceGetAPrefix) {
+  auto columns = specs({{"__krow_nc__name"}, {"__KROW_NC__x"}, {"__krow_n"}});
+  assign_names(columns, "__", 0);
+  const std::vector<std::string> want = {"value____krow_nc__name", "value____KROW_NC__x",
+                                         "__krow_n"};
+  EXPECT_EQ(names(columns), want);
+}
+
+// A table made from v1 {n, a: {b}, Name}; later versions add fields whose plain names are
+// those columns'. Each field keeps its column; a new one never takes another's.
+TEST(ColumnNames, AFieldKeepsItsColumnAndNewFieldsNeverTakeOne) {
+  auto v1 = specs({{"n"}, {"a", "b"}, {"Name"}});
+  assign_names(v1, "__", 0);
+  ASSERT_EQ(names(v1), (std::vector<std::string>{"n", "a__b", "Name"}));
+  const auto bindings = bindings_of(v1);
+  const std::vector<std::string> table = {"n", "a__b", "Name"};
+
+  // v2 puts a top-level `a__b` before `a`, and `name` before `Name`: alone, the rules would
+  // give them the plain names (first in schema order).
+  auto v2 = specs({{"n"}, {"a__b"}, {"a", "b"}, {"name"}, {"Name"}});
+  assign_names(v2, "__", 0);
+  EXPECT_EQ(v2[1].name, "a__b");
+  bind_names(v2, bindings, table, "__", 0);
+  EXPECT_EQ(v2[0].name, "n");
+  EXPECT_EQ(v2[2].name, "a__b");  // a.b keeps its column
+  EXPECT_EQ(v2[4].name, "Name");
+  EXPECT_EQ(v2[1].name.rfind("a__b_", 0), 0u) << v2[1].name;
+  EXPECT_EQ(v2[1].wanted, "a__b");
+  EXPECT_EQ(v2[3].name.rfind("name_", 0), 0u) << v2[3].name;  // not `name`: DuckDB folds case
+  EXPECT_EQ(v2[3].wanted, "name");
+  EXPECT_TRUE(v2[0].wanted.empty());
+  EXPECT_TRUE(v2[2].wanted.empty());
+
+  // v3, once v2's columns are recorded too: every earlier field keeps its column, whatever
+  // order the schema lists them in; a new field whose name is free takes it plainly.
+  auto recorded = bindings;
+  for (const auto& b : bindings_of(v2))
+    if (std::none_of(recorded.begin(), recorded.end(),
+                     [&](const ColumnBinding& r) { return r.path == b.path; }))
+      recorded.push_back(b);
+  auto now = table;
+  now.push_back(v2[1].name);
+  now.push_back(v2[3].name);
+  auto v3 = specs({{"Name"}, {"name"}, {"a", "c"}, {"a", "b"}, {"a__b"}, {"n"}, {"A__B"}});
+  bind_names(v3, recorded, now, "__", 0);
+  EXPECT_EQ(v3[0].name, "Name");
+  EXPECT_EQ(v3[1].name, v2[3].name);
+  EXPECT_EQ(v3[2].name, "a__c");
+  EXPECT_TRUE(v3[2].wanted.empty());
+  EXPECT_EQ(v3[3].name, "a__b");
+  EXPECT_EQ(v3[4].name, v2[1].name);
+  EXPECT_EQ(v3[5].name, "n");
+  EXPECT_EQ(v3[6].wanted, "A__B");  // a__b's, ignoring case
+  EXPECT_EQ(v3[6].name.rfind("A__B_", 0), 0u) << v3[6].name;
+  std::set<std::string> distinct;
+  for (const auto& c : v3) distinct.insert(lower_ascii(c.name));
+  EXPECT_EQ(distinct.size(), v3.size());
+}
+
+TEST(ColumnNames, ATableFromBeforeBindingsKeepsTheNamesItHas) {
+  // No bindings recorded: each column goes to the field whose plain name it is, a retired
+  // column back to its field when the field returns; variant columns are nobody's.
+  auto planned = specs({{"n"}, {"gone"}, {"fresh"}});
+  bind_names(planned, {}, {"n", "gone", "__krow_nc__n"}, "__", 0);
+  EXPECT_EQ(names(planned), (std::vector<std::string>{"n", "gone", "fresh"}));
+  for (const auto& c : planned) EXPECT_TRUE(c.wanted.empty()) << c.name;
+}
+
+TEST(ColumnNames, BindingsOfSkipVariantAndRetiredColumns) {
+  auto columns = specs({{"a"}, {"b"}, {"a"}});
+  columns[0].name = "a";
+  columns[1].name = "b";
+  columns[1].retired = true;
+  columns[2].name = "__krow_nc__a";
+  const auto got = bindings_of(columns);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].column, "a");
+  EXPECT_EQ(got[0].path, std::vector<std::string>{"a"});
+}
+
+TEST(ColumnNames, PathKeysReadBack) {
+  for (const auto& path : std::vector<std::vector<std::string>>{
+           {}, {"a"}, {"a.b", "c"}, {"quote\"s", "back\\slash", "tab\t", "é✓"}, {""}}) {
+    const auto key = path_key(path);
+    const auto back = path_of_key(key);
+    ASSERT_TRUE(back) << key;
+    EXPECT_EQ(*back, path) << key;
+  }
+  EXPECT_EQ(path_key({"a", "b"}), R"(["a","b"])");
+  EXPECT_FALSE(path_of_key("a.b"));
+  EXPECT_FALSE(path_of_key("[1]"));
 }
 
 TEST(ColumnPlan, LongNamesAreShortenedWithAHashWithinTheLimit) {

@@ -32,6 +32,7 @@ class MemoryWarehouse : public Warehouse {
     return std::string(columns::column_type_name(c.type));
   }
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
+  std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }
   std::vector<std::string> evolution_sql(const std::string&, const std::vector<columns::ColumnChange>&) const override {
     return {};
   }

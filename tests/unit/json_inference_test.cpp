@@ -38,6 +38,40 @@ TEST(JsonInference, TypesFromTheSampleMixedOnesAsJson) {
   EXPECT_EQ(plan.root, "object (inferred from 3 sampled JSON value(s))");
 }
 
+// simdjson's DOM parser refuses integers beyond 64 bits, which left such values out of the
+// sample silently. Every number is read: those beyond BIGINT make a JSON column.
+TEST(JsonInference, IntegersBeyond64BitsAreSampledAsJson) {
+  const auto plan =
+      infer_json_columns({R"({"a": 4, "big": 1180591620717411303424, "neg": -9223372036854775809})",
+                          R"({"a": 5, "big": 1, "neg": 1, "exp": 1e400})"},
+                         ColumnOptions{});
+  EXPECT_EQ(columns_of(plan),
+            (std::vector<std::pair<std::string, ColumnType>>{{"a", ColumnType::int64},
+                                                             {"big", ColumnType::json},
+                                                             {"neg", ColumnType::json},
+                                                             {"exp", ColumnType::float64}}));
+  EXPECT_EQ(plan.root, "object (inferred from 2 sampled JSON value(s))");
+}
+
+TEST(JsonInference, TextThatIsNoJsonAddsNothing) {
+  // It begins like an object and has a field before it breaks off.
+  const auto plan = infer_json_columns({R"({"a": "text", "b": 1)", R"({"a": 1})"}, ColumnOptions{});
+  EXPECT_EQ(columns_of(plan),
+            (std::vector<std::pair<std::string, ColumnType>>{{"a", ColumnType::int64}}));
+}
+
+TEST(JsonInference, ABoundColumnTheSampleMissesIsFilledFromItsField) {
+  ColumnSpec t;
+  t.type = ColumnType::text;
+  // A name shortened with a hash cannot be read back as a path; the binding says which field.
+  const std::vector<TableColumn> table = {{"long_name_1a2b3c4d", "VARCHAR", t}};
+  const auto plan = infer_json_columns({R"({"other": 1})"}, ColumnOptions{});
+  const auto merged =
+      merge_inferred(table, plan, ColumnOptions{}, {{{"deep", "field"}, "long_name_1a2b3c4d"}});
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].path, (std::vector<std::string>{"deep", "field"}));
+}
+
 TEST(JsonInference, NestedAsJson) {
   ColumnOptions options;
   options.nested = NestedMode::json;

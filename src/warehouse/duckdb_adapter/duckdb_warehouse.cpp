@@ -211,7 +211,7 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     // resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
     exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
     exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
-    has_state_ = true;
+    has_state_ = has_bindings_ = true;
   } else {
     duck::Result r;
     duckdb_query(conn_,
@@ -220,6 +220,12 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
                  r.get());
     // A file of an earlier krow that no sync has opened since reads as empty until then.
     has_state_ = r.rows() > 0;
+    duck::Result b;
+    duckdb_query(conn_,
+                 "SELECT 1 FROM information_schema.tables WHERE table_schema = '_krow' AND "
+                 "table_name = 'columns'",
+                 b.get());
+    has_bindings_ = b.rows() > 0;
   }
 }
 
@@ -287,6 +293,12 @@ void DuckDBWarehouse::create_state() {
            ".runs (run_id VARCHAR PRIMARY KEY, sync_id VARCHAR NOT NULL, started_at TIMESTAMPTZ, "
            "finished_at TIMESTAMPTZ, status VARCHAR, record JSON, warehouse_schema VARCHAR)",
        "creating the runs table");
+  // Each typed column's field (columns/column_names.hpp), recorded when the column is made.
+  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
+           ".columns (warehouse_schema VARCHAR NOT NULL, table_name VARCHAR NOT NULL, field_path "
+           "VARCHAR NOT NULL, "
+           "column_name VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL)",
+       "creating the column bindings table");
   upgrade_state();
 }
 
@@ -378,6 +390,48 @@ std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(
   return out;
 }
 
+std::vector<columns::ColumnBinding> DuckDBWarehouse::column_bindings(const std::string& table) {
+  std::vector<columns::ColumnBinding> out;
+  if (!conn_ || !has_bindings_) return out;
+  duck::Prepared p(conn_,
+                   "SELECT field_path, column_name FROM _krow.columns WHERE warehouse_schema = ? "
+                   "AND table_name = ? "
+                   "ORDER BY created_at, field_path");
+  duckdb_bind_varchar(p.get(), 1, config_.schema.c_str());
+  duckdb_bind_varchar(p.get(), 2, table.c_str());
+  duck::Result r;
+  p.run(r, "reading a table's column bindings");
+  for (idx_t i = 0; i < r.rows(); ++i)
+    if (auto path = columns::path_of_key(r.text(0, i)))
+      out.push_back({std::move(*path), r.text(1, i)});
+  return out;
+}
+
+void DuckDBWarehouse::record_bindings(const std::string& table,
+                                      const std::vector<columns::ColumnSpec>& typed, bool created) {
+  if (created) {  // what a dropped table of this name left is not this table's
+    duck::Prepared del(conn_,
+                       "DELETE FROM _krow.columns WHERE warehouse_schema = ? AND table_name = ?");
+    duckdb_bind_varchar(del.get(), 1, config_.schema.c_str());
+    duckdb_bind_varchar(del.get(), 2, table.c_str());
+    duck::Result r;
+    del.run(r, "forgetting a dropped table's column bindings");
+  }
+  for (const auto& b : columns::bindings_of(typed)) {
+    const auto key = columns::path_key(b.path);
+    duck::Prepared p(
+        conn_,
+        "INSERT INTO _krow.columns SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS (SELECT 1 FROM "
+        "_krow.columns WHERE warehouse_schema = ? AND table_name = ? AND field_path = ?)");
+    for (idx_t k : {1, 5}) duckdb_bind_varchar(p.get(), k, config_.schema.c_str());
+    for (idx_t k : {2, 6}) duckdb_bind_varchar(p.get(), k, table.c_str());
+    for (idx_t k : {3, 7}) duckdb_bind_varchar(p.get(), k, key.c_str());
+    duckdb_bind_varchar(p.get(), 4, b.column.c_str());
+    duck::Result r;
+    p.run(r, "recording a table's column bindings");
+  }
+}
+
 std::vector<std::string> DuckDBWarehouse::evolution_sql(const std::string& table,
                                                         const std::vector<columns::ColumnChange>& changes) const {
   return evolution_statements(*this, quote(config_.schema) + "." + quote(table), changes, "SET DATA TYPE");
@@ -419,6 +473,7 @@ void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string
       exec("CREATE TABLE " + quote(config_.schema) + "." + quote(table) + " (" + definitions + ")", "creating a table");
     }
     typed_[table] = reconcile_typed(table, settings, created);
+    record_bindings(table, settings.typed_columns, created);
     duck::Prepared p(conn_,
                      "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
                      "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");

@@ -30,6 +30,7 @@ class DuckDBWarehouse : public Warehouse {
   NameRules name_rules() const override { return {}; }
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
+  std::vector<columns::ColumnBinding> column_bindings(const std::string& table) override;
   std::vector<std::string> evolution_sql(const std::string& table,
                                          const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
@@ -90,6 +91,9 @@ class DuckDBWarehouse : public Warehouse {
   // Runs `body` in a transaction: committed when it returns, rolled back when it throws.
   template <class Body>
   void transaction(const char* what, Body&& body);
+  // Records the bindings of a table's typed columns (in create_table's transaction).
+  void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
+                       bool created);
   // Compare-and-set of one position; throws Error(conflict) when it is not `from`.
   void move_position(const std::string& sync_id, const PositionMove& move);
 
@@ -99,6 +103,8 @@ class DuckDBWarehouse : public Warehouse {
   duckdb_database db_ = nullptr;
   duckdb_connection conn_ = nullptr;
   bool has_state_ = false;  // whether krow's state schema exists (read-only opens may lack it)
+  bool has_bindings_ =
+      false;  // whether it has the column bindings (files of earlier krows lack them)
   TableSettingsByName strategies_;  // from create_table()
   std::map<std::string, TypedTable> typed_;            // by table name, from create_table()
 };

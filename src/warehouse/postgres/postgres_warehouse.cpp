@@ -154,6 +154,42 @@ std::optional<std::vector<columns::TableColumn>> PostgresWarehouse::typed_column
   return out;
 }
 
+std::vector<columns::ColumnBinding> PostgresWarehouse::column_bindings(const std::string& table) {
+  std::vector<columns::ColumnBinding> out;
+  ensure_connected();
+  if (!exists("_krow.columns"))
+    return out;  // read-only, before a krow that records them wrote here
+  const auto r = conn_->exec(
+      "SELECT field_path, column_name FROM _krow.columns WHERE warehouse_schema = $1 AND "
+      "table_name = $2 "
+      "ORDER BY created_at, field_path",
+      {config_.schema, table}, "reading a table's column bindings");
+  for (int i = 0; i < PQntuples(r.get()); ++i)
+    if (auto path = columns::path_of_key(text(r, i, 0)))
+      out.push_back({std::move(*path), text(r, i, 1)});
+  return out;
+}
+
+void PostgresWarehouse::record_bindings(const std::string& table,
+                                        const std::vector<columns::ColumnSpec>& typed,
+                                        bool created) {
+  if (created)  // what a dropped table of this name left is not this table's
+    conn_->exec("DELETE FROM _krow.columns WHERE warehouse_schema = $1 AND table_name = $2",
+                {config_.schema, table}, "forgetting a dropped table's column bindings");
+  std::vector<std::string> paths, names;
+  for (const auto& b : columns::bindings_of(typed)) {
+    paths.push_back(columns::path_key(b.path));
+    names.push_back(b.column);
+  }
+  if (paths.empty()) return;
+  conn_->exec(
+      "INSERT INTO _krow.columns (warehouse_schema, table_name, field_path, column_name) SELECT "
+      "$1, $2, b.* FROM "
+      "unnest($3::text[], $4::text[]) AS b(field_path, column_name) ON CONFLICT DO NOTHING",
+      {config_.schema, table, array_literal(paths), array_literal(names)},
+      "recording a table's column bindings");
+}
+
 std::vector<std::string> PostgresWarehouse::evolution_sql(const std::string& table,
                                                           const std::vector<columns::ColumnChange>& changes) const {
   return evolution_statements(*this, quote(config_.schema) + "." + quote(table), changes, "TYPE");
@@ -240,6 +276,15 @@ void PostgresWarehouse::create_state() {
         "NOT NULL, table_name text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), "
         "PRIMARY KEY (warehouse_schema, table_name))",
         "creating the tables table");
+  // Each typed column's field (columns/column_names.hpp), recorded when the column is made.
+  if (!exists("_krow.columns"))
+    conn_->exec(
+        "CREATE TABLE IF NOT EXISTS _krow.columns (warehouse_schema text NOT NULL, table_name text "
+        "NOT NULL, "
+        "field_path text NOT NULL, column_name text NOT NULL, created_at timestamptz NOT NULL "
+        "DEFAULT now(), "
+        "PRIMARY KEY (warehouse_schema, table_name, field_path))",
+        "creating the column bindings table");
   if (!exists("_krow.runs"))
     conn_->exec(
         "CREATE TABLE IF NOT EXISTS _krow.runs (run_id text PRIMARY KEY, sync_id text NOT NULL, warehouse_schema text "
@@ -278,7 +323,8 @@ void PostgresWarehouse::create_table(const std::string& sync_id, const std::stri
   const auto target = quote(config_.schema) + "." + quote(table);
   conn_->exec("BEGIN", "starting a transaction");
   try {
-    if (!typed_columns(table)) {
+    const bool created = !typed_columns(table);
+    if (created) {
       std::string definitions = rows::column_definitions(postgres_type);
       for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
       conn_->exec("CREATE TABLE " + target + " (" + definitions + ")", "creating a table");
@@ -302,6 +348,7 @@ void PostgresWarehouse::create_table(const std::string& sync_id, const std::stri
                                                 typed_columns(table).value_or(std::vector<columns::TableColumn>{}),
                                                 settings.typed_columns);
     if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
+    record_bindings(table, settings.typed_columns, created);
     conn_->exec("INSERT INTO _krow.tables (sync_id, topic, warehouse_schema, table_name) VALUES ($1, $2, $3, $4) "
                 "ON CONFLICT DO NOTHING",
                 {sync_id, topic, config_.schema, table}, "recording a table name");

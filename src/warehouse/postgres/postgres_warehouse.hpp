@@ -32,6 +32,7 @@ class PostgresWarehouse : public Warehouse {
   NameRules name_rules() const override { return NameRules{63}; }  // NAMEDATALEN - 1
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
+  std::vector<columns::ColumnBinding> column_bindings(const std::string& table) override;
   std::vector<std::string> evolution_sql(const std::string& table,
                                          const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
@@ -56,6 +57,9 @@ class PostgresWarehouse : public Warehouse {
   void start_session();
   void take_lock();
   void create_state();
+  // Records the bindings of a table's typed columns (in create_table's transaction).
+  void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
+                       bool created);
   bool exists(const std::string& qualified_name);
   void ensure_schema(const std::string& schema);
   void move_positions(const std::string& sync_id, const std::vector<PositionMove>& moves);
