@@ -2,8 +2,9 @@
 //
 // The CLI is thin: it parses arguments, loads the manifest, calls plan/sync/status/runs and
 // prints. Exit codes: 0 success, 1 failure that needs a fix, 2 partial (some tables
-// stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error failed, 75 failure that may pass by itself (an outage
-// longer than the retries: run again later), 130 interrupted.
+// stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error failed, 75 failure
+// that may pass by itself (an outage longer than the retries, or another sync of the same sync ID
+// still running: run again later), 130 interrupted.
 
 #include <CLI/CLI.hpp>
 
@@ -391,8 +392,8 @@ int main(int argc, char** argv) {
       "positions together, and resumes where the last committed batch ended.\n\n"
       "Exit codes: 0 success, 1 failure that needs a fix (the message names it), 2 partial\n"
       "(some tables stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error\n"
-      "failed, 75 failure that may pass by itself (an outage longer than the retries: run again\n"
-      "later), 130 interrupted.\n"
+      "failed, 75 failure that may pass by itself (an outage longer than the retries, or another\n"
+      "sync of the same sync ID still running: run again later), 130 interrupted.\n"
       "Committed work is kept whatever the exit code (with quality.publish: staged, a run's rows\n"
       "are committed only once its gates pass)."};
   app.require_subcommand(1);

@@ -23,7 +23,8 @@ std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::strin
                                                                 const std::vector<std::string>& common);
 
 // Opens the manifest's warehouse. In write mode it first takes the sync's lock, so two
-// syncs of one sync ID never run at once (throws fatal_run naming the holder), and creates
+// syncs of one sync ID never run at once (throws transient, try again later, naming the
+// holder; a holder that is gone is waited for, up to warehouse.retry_timeout), and creates
 // krow's state tables. A read-only open of a warehouse krow never wrote answers with no
 // state.
 std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);

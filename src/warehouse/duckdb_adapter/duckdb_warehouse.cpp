@@ -1,19 +1,21 @@
 #include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
 
-#include "warehouse/column_types.hpp"
-
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <stdexcept>
 #include <filesystem>
+#include <stdexcept>
+#include <thread>
 
 #include "manifest/manifest.hpp"
 #include "rows/row_contract.hpp"
 #include "util/error.hpp"
+#include "util/process.hpp"
 #include "util/text.hpp"
+#include "warehouse/column_types.hpp"
 #include "warehouse/duckdb_adapter/duckdb_errors.hpp"
 #include "warehouse/duckdb_adapter/duckdb_handles.hpp"
-#include "warehouse/column_types.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -159,6 +161,80 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
                                              "choose another warehouse.path");
     lock_.emplace(path.string() + "." + sync_id + ".lock", "another sync of '" + sync_id + "'");
   }
+  open_file(mode, std::chrono::seconds(mode == OpenMode::write ? config.retry_timeout_s : 0));
+
+  if (mode == OpenMode::write) {
+    create_state();
+    // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
+    // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
+    // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
+    // messages: 3,000,000 took 64 s with merging, its checkpoints growing from 0.6 s to
+    // 3.4 s with the table, and 40 s without, checkpoints flat at ~0.9 s; and with the 16 MB
+    // trigger, batches of 38,000 rows took twice as long as batches of 50,000. A batch that
+    // ends inside a row group has that row group compressed again by the next checkpoint,
+    // so the default batch (BatchConfig) fills exactly one row group (kRowGroupRows).
+    // The cost: row groups of 40,960 rows rather than DuckDB's 122,880, and the space a full
+    // resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
+    exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
+    exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
+    has_state_ = true;
+  } else {
+    duck::Result r;
+    duckdb_query(conn_,
+                 "SELECT 1 FROM information_schema.columns WHERE table_schema = '_krow' AND table_name = 'positions' "
+                 "AND column_name = 'warehouse_schema'",
+                 r.get());
+    // A file of an earlier krow that no sync has opened since reads as empty until then.
+    has_state_ = r.rows() > 0;
+  }
+}
+
+void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
+  const auto& path = settings_.path;
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  bool said = false;
+  for (int attempt = 1;; ++attempt) {
+    const auto failure = open_once(mode);
+    if (failure.empty()) return;
+    // DuckDB keeps a file to one process while it writes, and out of a writer's reach while any
+    // other process has it open, even to read; the OS tells which process holds it. That one
+    // may close it soon (a query in a notebook, a `krow status`): a sync waits for it, up to
+    // warehouse.retry_timeout, then gives up as an outage would (exit code 75).
+    const auto holder = posix_lock_holder(path, mode == OpenMode::write);
+    const bool held = holder || failure.find("Conflicting lock") != std::string::npos ||
+                      failure.find("Could not set lock") != std::string::npos;
+    if (!held) throw Error(ErrorClass::fatal_run, "cannot open " + describe() + ": " + failure);
+    const std::string who = holder ? (*holder > 0 ? describe_process(*holder)
+                                                  : std::string("a process the OS does not name"))
+                                   : std::string("DuckDB says: ") + failure;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const std::string what_to_do =
+          mode == OpenMode::write
+              ? ", and DuckDB lets a process write a file only while no other process has it "
+                "open, not even to read it. Waited " +
+                    std::to_string(patience.count()) +
+                    " s (warehouse.retry_timeout). Close the file in that process (a DuckDB "
+                    "shell, a notebook, a BI tool, a `krow plan` or `status`), then run the sync "
+                    "again (exit code 75: try again later)"
+              : ", writing to it. Run this again once it has closed the file (exit code 75: "
+                "try again later)";
+      throw Error(ErrorClass::transient,
+                  "cannot open " + describe() + ": another process has it open (" + who + ")" +
+                      what_to_do);
+    }
+    if (!said) {
+      said = true;
+      std::fprintf(stderr,
+                   "krow: note: %s is open in another process (%s); waiting up to %lld s "
+                   "(warehouse.retry_timeout) for it to close the file\n",
+                   describe().c_str(), who.c_str(), static_cast<long long>(patience.count()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(100 * attempt, 1000)));
+  }
+}
+
+std::string DuckDBWarehouse::open_once(OpenMode mode) {
+  const auto& path = settings_.path;
   duckdb_config cfg = nullptr;
   duckdb_create_config(&cfg);
   if (mode == OpenMode::read_only) duckdb_set_config(cfg, "access_mode", "READ_ONLY");
@@ -190,37 +266,14 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
                      r.get()) == DuckDBError)
       failure = r.error();
   }
-  if (!failure.empty())
-    throw Error(ErrorClass::fatal_run, "cannot open " + describe() + ": " + failure +
-                                           (failure.find("lock") != std::string::npos
-                                                ? " (another process has it open for writing; wait "
-                                                  "for it to finish)"
-                                                : ""));
-
-  if (mode == OpenMode::write) {
-    create_state();
-    // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
-    // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
-    // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
-    // messages: 3,000,000 took 64 s with merging, its checkpoints growing from 0.6 s to
-    // 3.4 s with the table, and 40 s without, checkpoints flat at ~0.9 s; and with the 16 MB
-    // trigger, batches of 38,000 rows took twice as long as batches of 50,000. A batch that
-    // ends inside a row group has that row group compressed again by the next checkpoint,
-    // so the default batch (BatchConfig) fills exactly one row group (kRowGroupRows).
-    // The cost: row groups of 40,960 rows rather than DuckDB's 122,880, and the space a full
-    // resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
-    exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
-    exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
-    has_state_ = true;
-  } else {
-    duck::Result r;
-    duckdb_query(conn_,
-                 "SELECT 1 FROM information_schema.columns WHERE table_schema = '_krow' AND table_name = 'positions' "
-                 "AND column_name = 'warehouse_schema'",
-                 r.get());
-    // A file of an earlier krow that no sync has opened since reads as empty until then.
-    has_state_ = r.rows() > 0;
+  if (!failure.empty()) {
+    // Closed before anyone asks the OS who holds the file: this process holds nothing then.
+    if (conn_) duckdb_disconnect(&conn_);
+    if (db_) duckdb_close(&db_);
+    conn_ = nullptr;
+    db_ = nullptr;
   }
+  return failure;
 }
 
 DuckDBWarehouse::~DuckDBWarehouse() {
