@@ -66,6 +66,7 @@ int exit_code(const krow::SyncResult& r) {
     case krow::SyncStatus::gate_failed: return kExitGateFailed;
     case krow::SyncStatus::failed: break;
   }
+  if (r.invalid_config) return kExitConfig;
   return r.retriable ? kExitRetryLater : kExitFailed;
 }
 
@@ -181,6 +182,9 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, const B
               r.seconds, krow::with_thousands(static_cast<uint64_t>(rate)).c_str(),
               krow::with_thousands(r.batches).c_str(), krow::with_thousands(r.decode_errors).c_str(),
               r.run_id.c_str());
+  // Every outcome names its record, a run that failed before reading (exit 75 or 1) too.
+  if (!r.artifact.empty())
+    std::printf("  run summary: %s (the full record beside it, .json)\n", r.artifact.c_str());
   for (const auto& g : r.gates)
     std::printf("  gate %s %s (%s, %s): %s\n", g.passed ? "passed" : "FAILED", g.id.c_str(), krow::gate_type_name(g.type),
                 g.severity == krow::GateSeverity::error ? "error" : "warn", g.finding.c_str());
