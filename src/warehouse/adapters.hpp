@@ -17,6 +17,16 @@ namespace krow {
 // The types a manifest may name: duckdb (the default), postgres, bigquery.
 const std::vector<std::string>& warehouse_types();
 
+// Each engine as help texts and messages describe it, in the order of warehouse_types().
+struct WarehouseKind {
+  std::string type;           // "postgres"
+  std::string what;           // "a PostgreSQL database"
+  std::string doctor_checks;  // what `krow doctor` checks there, for its help
+};
+const std::vector<WarehouseKind>& warehouse_kinds();
+// "a DuckDB file, a PostgreSQL database or a BigQuery dataset".
+std::string warehouse_kinds_text();
+
 // Parses the adapter's keys of the `warehouse` section; `common` are the keys every adapter
 // shares (read by the manifest). Throws Error(config) naming file, line and key.
 std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& type, const Section& section,
