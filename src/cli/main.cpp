@@ -2,8 +2,9 @@
 //
 // The CLI is thin: it parses arguments, loads the manifest, calls plan/sync/status/runs and
 // prints. Exit codes: 0 success, 1 failure that needs a fix, 2 partial (some tables
-// stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error failed, 75 failure that may pass by itself (an outage
-// longer than the retries: run again later), 130 interrupted.
+// stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error failed, 75 failure
+// that may pass by itself (an outage longer than the retries, or another sync of the same sync ID
+// still running: run again later), 130 interrupted.
 
 #include <CLI/CLI.hpp>
 
@@ -65,6 +66,7 @@ int exit_code(const krow::SyncResult& r) {
     case krow::SyncStatus::gate_failed: return kExitGateFailed;
     case krow::SyncStatus::failed: break;
   }
+  if (r.invalid_config) return kExitConfig;
   return r.retriable ? kExitRetryLater : kExitFailed;
 }
 
@@ -180,6 +182,9 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, const B
               r.seconds, krow::with_thousands(static_cast<uint64_t>(rate)).c_str(),
               krow::with_thousands(r.batches).c_str(), krow::with_thousands(r.decode_errors).c_str(),
               r.run_id.c_str());
+  // Every outcome names its record, a run that failed before reading (exit 75 or 1) too.
+  if (!r.artifact.empty())
+    std::printf("  run summary: %s (the full record beside it, .json)\n", r.artifact.c_str());
   for (const auto& g : r.gates)
     std::printf("  gate %s %s (%s, %s): %s\n", g.passed ? "passed" : "FAILED", g.id.c_str(), krow::gate_type_name(g.type),
                 g.severity == krow::GateSeverity::error ? "error" : "warn", g.finding.c_str());
@@ -385,14 +390,14 @@ int main(int argc, char** argv) {
   // lingers in several of them; two arenas measured ~30 MiB less peak memory, same speed.
   mallopt(M_ARENA_MAX, 2);
   CLI::App app{
-      "krow copies Kafka topics into a warehouse (a DuckDB file, or PostgreSQL), one row per message,\n"
-      "exactly once.\n"
+      "krow copies Kafka topics into a warehouse (" + krow::warehouse_kinds_text() +
+      "),\none row per message, exactly once.\n"
       "Each sync reads every selected partition up to its last stable offset, commits rows and\n"
       "positions together, and resumes where the last committed batch ended.\n\n"
       "Exit codes: 0 success, 1 failure that needs a fix (the message names it), 2 partial\n"
       "(some tables stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error\n"
-      "failed, 75 failure that may pass by itself (an outage longer than the retries: run again\n"
-      "later), 130 interrupted.\n"
+      "failed, 75 failure that may pass by itself (an outage longer than the retries, or another\n"
+      "sync of the same sync ID still running: run again later), 130 interrupted.\n"
       "Committed work is kept whatever the exit code (with quality.publish: staged, a run's rows\n"
       "are committed only once its gates pass)."};
   app.require_subcommand(1);
@@ -472,14 +477,21 @@ int main(int argc, char** argv) {
                      "Manifest file (YAML). Without it only the libraries are checked")
       ->check(CLI::ExistingFile);
   doctor->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  std::string warehouse_checks;
+  for (const auto& k : krow::warehouse_kinds())
+    warehouse_checks += (warehouse_checks.empty() ? "" : ";\n  ") + k.doctor_checks;
   doctor->footer(
-      "Checks: library versions; each ${VAR} the manifest uses is set (values never shown); the manifest loads;\n"
-      "each bootstrap server resolves, accepts TCP and (SSL, SASL_SSL) completes TLS with the configured CA;\n"
-      "the key is accepted; per selected topic DESCRIBE and READ (a real fetch); READ on the lag group\n"
-      "krow-<sync name>; the schema registry (TLS, key, one subject); the warehouse (DuckDB: its folder is\n"
-      "writable and the file opens; PostgreSQL: login, UTF8, CREATE on the schemas) and its free space against\n"
-      "the offsets to read. Each network step waits at most source.connect_timeout (10 s at most).\n"
-      "Exit codes: 0 every check passed, 1 some failed (each names its fix), 3 the manifest does not load.\n");
+      "Checks: library versions; each ${VAR} the manifest uses is set (values never shown); the\n"
+      "manifest loads; each bootstrap server resolves, accepts TCP and (SSL, SASL_SSL) completes\n"
+      "TLS with the configured CA; the key is accepted; per selected topic DESCRIBE and READ (a\n"
+      "real fetch); READ on the lag group krow-<sync name>; the schema registry (TLS, key, one\n"
+      "subject); the warehouse:\n  " +
+      warehouse_checks +
+      ";\nand its free space against the offsets to read. Each network step waits at most\n"
+      "source.connect_timeout (10 s at most). A check that makes later ones meaningless skips\n"
+      "them, and the \"not checked:\" line says which and why.\n"
+      "Exit codes: 0 every check passed, 1 some failed (each names its fix), 3 the manifest does\n"
+      "not load.\n");
 
   auto* sources = app.add_subcommand("sources", "List saved sources (never their secrets)");
 

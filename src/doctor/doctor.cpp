@@ -551,7 +551,11 @@ DoctorReport run_doctor(const std::optional<std::filesystem::path>& manifest_pat
   kafka_checks(m, refs, wait, wh, out, skipped, found);
   if (m.registry.configured()) registry_checks(m.registry, refs, wait, out, skipped);
   for (const auto& c : wh.checks) out.push_back(c);
-  if (wh.usable) space_check(wh, found, out);
+  if (!wh.skipped.empty()) skipped.push_back(wh.skipped);
+  if (wh.usable)
+    space_check(wh, found, out);
+  else
+    skipped.push_back("warehouse space: the warehouse checks must pass first");
 
   // The secrets: the source's and the registry's, and every variable a password-like key
   // takes (the warehouse's password too, without naming its engine here).

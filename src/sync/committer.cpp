@@ -79,6 +79,10 @@ void Committer::loop() {
     }
     std::exception_ptr error;
     const auto t0 = std::chrono::steady_clock::now();
+    const bool trace = std::getenv("KROW_TRACE_BATCHES") != nullptr;
+    // Tests kill krow while a batch is being written: they wait for this line.
+    if (trace)
+      std::fprintf(stderr, "krow: batch of %zu rows being written\n", job.batch->row_count());
     try {
       if (staged_) with_retries({}, [&](bool again) { warehouse_.stage(sync_id_, *job.batch, again); });
       else write(*job.batch, job.moves);
@@ -87,7 +91,7 @@ void Committer::loop() {
         for (const auto& m : job.moves) stored.push_back(m.to);
         after_commit_(stored);
       }
-      if (std::getenv("KROW_TRACE_BATCHES"))
+      if (trace)
         std::fprintf(stderr, "krow: batch of %zu rows %s in %.1f ms\n", job.batch->row_count(),
                      staged_ ? "staged" : "committed",
                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

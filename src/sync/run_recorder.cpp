@@ -37,22 +37,26 @@ std::string new_run_id() {
 RunRecorder::RunRecorder(const Manifest& manifest, bool full_resync)
     : manifest_(manifest), full_resync_(full_resync), run_id_(new_run_id()), started_ms_(now_ms()) {}
 
-void RunRecorder::record(Warehouse& warehouse, const SyncResult& result, const Plan* plan,
-                         const std::vector<TableTally>& tables, int registry_requests) const {
+std::string RunRecorder::record(Warehouse* warehouse, const SyncResult& result, const Plan* plan,
+                                const std::vector<TableTally>& tables,
+                                int registry_requests) const {
   const auto finished = now_ms();
   const RunRecord run{run_id_, manifest_.name, started_ms_, finished, status_name(result.status),
                       json(result, finished, plan, tables, registry_requests)};
-  store(warehouse, run);
-  write_artifacts(run);
+  if (warehouse) store(*warehouse, run);
+  return write_artifacts(run);
 }
 
-void RunRecorder::write_artifacts(const RunRecord& run) const {
+std::string RunRecorder::write_artifacts(const RunRecord& run) const {
   // A manifest that never was a file (built in memory) has no folder to write beside.
-  if (manifest_.file.empty()) return;
+  if (manifest_.file.empty()) return {};
   try {
-    write_run_artifacts(runs_root(manifest_.file), run.sync_id, run.run_id, run.json);
+    const auto root = runs_root(manifest_.file);
+    write_run_artifacts(root, run.sync_id, run.run_id, run.json);
+    return (root / run.sync_id / (run.run_id + ".md")).string();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "krow: warning: %s\n", e.what());
+    return {};
   }
 }
 

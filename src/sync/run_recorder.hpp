@@ -4,7 +4,7 @@
 // per-table results, retention gaps, errors and gates, as JSON. It never holds a secret: no
 // credential of the source, the registry or the warehouse is written into it. A run that
 // fails before it reads anything — the cluster refuses, the plan cannot be made — leaves one
-// too, as soon as the warehouse is open.
+// too, and so does one whose warehouse could not be opened (in the artifact files only).
 
 #include <cstdint>
 #include <string>
@@ -38,17 +38,20 @@ class RunRecorder {
   const std::string& run_id() const { return run_id_; }
   int64_t started_at_ms() const { return started_ms_; }
 
-  // Stores the record of `result` in the warehouse and writes its artifact files. `plan` and
-  // `tables` may be empty (an early failure). Never throws: a record that cannot be stored or
-  // written is reported on stderr (one warning each), and the run's own outcome stands.
-  void record(Warehouse& warehouse, const SyncResult& result, const Plan* plan, const std::vector<TableTally>& tables,
-              int registry_requests) const;
+  // Stores the record of `result` in the warehouse (null: it could not be opened, so the
+  // record goes to the artifact files only) and writes its artifact files; returns the path of
+  // the summary file, or "" when none was written. `plan` and `tables` may be empty (an early
+  // failure). Never throws: a record that cannot be stored or written is reported on stderr
+  // (one warning each), and the run's own outcome stands.
+  std::string record(Warehouse* warehouse, const SyncResult& result, const Plan* plan,
+                     const std::vector<TableTally>& tables, int registry_requests) const;
 
  private:
   std::string json(const SyncResult& r, int64_t finished, const Plan* plan, const std::vector<TableTally>& tables,
                    int registry_requests) const;
   void store(Warehouse& warehouse, const RunRecord& run) const;
-  void write_artifacts(const RunRecord& run) const;
+  // The path of the summary file written, or "".
+  std::string write_artifacts(const RunRecord& run) const;
 
   const Manifest& manifest_;
   bool full_resync_;

@@ -2,8 +2,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
@@ -48,19 +51,26 @@ std::string one_line(std::string s) {
 }
 
 void render_phases(std::ostringstream& out, element record) {
-  element phases;
+  simdjson::dom::object phases;
   if (record["phases"].get(phases)) return;
-  static constexpr std::pair<const char*, const char*> kPhases[] = {
-      {"connect_plan_ms", "connect and plan"},
-      {"read_write_ms", "read and write"},
-      {"final_drain_ms", "final drain"},
+  // Every phase the record holds, in its order: a phase added to the record shows here too.
+  static constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
+      {"connect_plan_ms", "connect and plan"}, {"read_write_ms", "read and write"},
+      {"final_drain_ms", "final drain"},       {"gates_publish_ms", "gates and publish"},
       {"lag_report_ms", "lag report"},
   };
   std::string line;
-  for (const auto& [key, label] : kPhases) {
+  for (const auto field : phases) {
     int64_t ms = 0;
-    if (phases[key].get(ms)) continue;  // null: the run did not reach it
-    line += std::string(line.empty() ? "" : ", ") + label + " " + duration(ms);
+    if (field.value.get(ms)) continue;  // null: the run did not reach it
+    std::string label(field.key);
+    for (const auto& [key, known] : kLabels)
+      if (key == field.key) label = known;
+    if (label == field.key) {
+      if (label.size() > 3 && label.ends_with("_ms")) label.resize(label.size() - 3);
+      std::replace(label.begin(), label.end(), '_', ' ');
+    }
+    line += (line.empty() ? "" : ", ") + label + " " + duration(ms);
   }
   if (!line.empty()) out << "- Phases: " << line << "\n";
 }

@@ -118,19 +118,22 @@ SyncResult SyncRun::run() {
   } catch (...) {
     connect_error = std::current_exception();
   }
-  warehouse_ = opening.get();
   try {
+    warehouse_ = opening.get();
     if (connect_error) std::rethrow_exception(connect_error);
     prepare(client);
     result_.phases.connect_plan_ms = ms_since(t0);
   } catch (const std::exception& e) {
+    // Recorded like any other outcome (without a warehouse, in the artifact files only).
     result_.phases.connect_plan_ms = ms_since(t0);
     result_.status = SyncStatus::failed;
-    result_.errors.push_back(e.what());
     const auto* error = dynamic_cast<const Error*>(&e);
+    result_.errors.push_back(error ? e.what() : std::string("unexpected error: ") + e.what());
     result_.retriable = error && error->error_class() == ErrorClass::transient;
+    result_.invalid_config = error && error->error_class() == ErrorClass::config;
+    result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     record();
-    throw;
+    return result_;
   }
 
   Progress progress(options_.progress, plan_.to_read(), tables_.size());
@@ -170,8 +173,8 @@ SyncResult SyncRun::run() {
 }
 
 void SyncRun::record() {
-  recorder_.record(*warehouse_, result_, tables_.empty() ? nullptr : &plan_, tables_,
-                   schemas_ ? schemas_->registry_requests() : 0);
+  result_.artifact = recorder_.record(warehouse_.get(), result_, tables_.empty() ? nullptr : &plan_,
+                                      tables_, schemas_ ? schemas_->registry_requests() : 0);
 }
 
 void SyncRun::prepare(kafka::Client& client) {

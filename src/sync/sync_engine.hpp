@@ -56,16 +56,21 @@ struct SyncResult {
   double seconds = 0;
   std::vector<std::string> errors;  // what stopped tables or the run, each naming its fix
   bool retriable = false;  // failed for a reason that may pass by itself (an outage outlasting the retries)
+  bool invalid_config = false;      // failed on the manifest or the arguments (exit code 3)
   std::string lag_reporting_off;    // empty when positions reached the lag group
   PhaseTimes phases;
   std::vector<GateFinding> gates;   // in manifest order; empty when the run ended before they ran
   // Staged publish: whether the run's rows and positions reached the tables.
   bool published = false;
+  // The run's summary file beside the manifest (sync/run_artifacts); empty when it could not
+  // be written (a warning said why).
+  std::string artifact;
 };
 
-// Throws Error for problems found before anything is read (config, credentials, lock) —
-// recorded as a failed run when the warehouse could be opened; errors during the run are
-// reported in the result.
+// Once the run has its ID every outcome is in the result, recorded: problems found before
+// anything is read (the warehouse cannot open or another sync holds it, credentials, the
+// plan) as a failed run too, with its artifact files beside the manifest and, when the
+// warehouse opened, its record there. Throws only for what stops a run before it has an ID.
 SyncResult run_sync(const Manifest& manifest, const SyncOptions& options);
 
 const char* status_name(SyncStatus s);

@@ -13,9 +13,30 @@
 
 namespace krow {
 
+const std::vector<WarehouseKind>& warehouse_kinds() {
+  static const std::vector<WarehouseKind> kinds{
+      {"duckdb", "a DuckDB file", "DuckDB: its folder is writable and the file opens"},
+      {"postgres", "a PostgreSQL database", "PostgreSQL: login, UTF8, CREATE on the schemas"},
+      {"bigquery", "a BigQuery dataset", "BigQuery: the credentials, the dataset and a query job"},
+  };
+  return kinds;
+}
+
 const std::vector<std::string>& warehouse_types() {
-  static const std::vector<std::string> types{"duckdb", "postgres", "bigquery"};
+  static const std::vector<std::string> types = [] {
+    std::vector<std::string> out;
+    for (const auto& k : warehouse_kinds()) out.push_back(k.type);
+    return out;
+  }();
   return types;
+}
+
+std::string warehouse_kinds_text() {
+  const auto& kinds = warehouse_kinds();
+  std::string out;
+  for (size_t i = 0; i < kinds.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ") + kinds[i].what;
+  return out;
 }
 
 std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& type, const Section& section,

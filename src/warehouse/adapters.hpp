@@ -17,13 +17,24 @@ namespace krow {
 // The types a manifest may name: duckdb (the default), postgres, bigquery.
 const std::vector<std::string>& warehouse_types();
 
+// Each engine as help texts and messages describe it, in the order of warehouse_types().
+struct WarehouseKind {
+  std::string type;           // "postgres"
+  std::string what;           // "a PostgreSQL database"
+  std::string doctor_checks;  // what `krow doctor` checks there, for its help
+};
+const std::vector<WarehouseKind>& warehouse_kinds();
+// "a DuckDB file, a PostgreSQL database or a BigQuery dataset".
+std::string warehouse_kinds_text();
+
 // Parses the adapter's keys of the `warehouse` section; `common` are the keys every adapter
 // shares (read by the manifest). Throws Error(config) naming file, line and key.
 std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& type, const Section& section,
                                                                 const std::vector<std::string>& common);
 
 // Opens the manifest's warehouse. In write mode it first takes the sync's lock, so two
-// syncs of one sync ID never run at once (throws fatal_run naming the holder), and creates
+// syncs of one sync ID never run at once (throws transient, try again later, naming the
+// holder; a holder that is gone is waited for, up to warehouse.retry_timeout), and creates
 // krow's state tables. A read-only open of a warehouse krow never wrote answers with no
 // state.
 std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);

@@ -17,6 +17,10 @@ namespace krow {
 struct WarehouseCheckup {
   std::vector<Check> checks;
   bool usable = false;                 // every check passed: a read-only open may follow
+  // The checks a failed one made meaningless and that were left out, and why ("warehouse
+  // encoding and schemas: the login failed"); empty when none was. `krow doctor` prints it
+  // on its "not checked:" line.
+  std::string skipped;
   std::optional<uint64_t> free_bytes;  // space left for the warehouse's files, when visible
   std::string free_where;              // the folder it was measured in
 };

@@ -13,6 +13,21 @@ namespace {
 
 class BadArguments : public SyncTest {};
 
+TEST_F(BadArguments, HelpNamesEveryWarehouseEngine) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--help"}, std::vector<std::string>{"doctor", "--help"}}) {
+    const auto r = krow(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const char* engine : {"DuckDB", "PostgreSQL", "BigQuery"})
+      EXPECT_NE(r.out.find(engine), std::string::npos)
+          << args[0] << " does not name " << engine << ":\n"
+          << r.out;
+  }
+  // Exit code 75 covers another sync still running, not only outages.
+  EXPECT_NE(krow({"--help"}).out.find("another\nsync of the same sync ID still running"),
+            std::string::npos);
+}
+
 TEST_F(BadArguments, ASecretGivenAsAnArgumentIsRefusedWithoutEchoingIt) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"connect", "prod", "--bootstrap-servers", "127.0.0.1:1", "--password",

@@ -247,6 +247,10 @@ TEST_F(Doctor, UnwritableWarehouseFolderFailsNamingIt) {
         r.out, kFail, "warehouse folder " + std::filesystem::path(path).parent_path().string());
     EXPECT_NE(folder.find("fix: "), std::string::npos) << r.out;
     EXPECT_NE(folder.find("warehouse.path"), std::string::npos) << r.out;
+    // The checks the folder made meaningless are named, not dropped.
+    const auto skipped = line_of(r.out, "not checked:", "");
+    EXPECT_NE(skipped.find("warehouse file"), std::string::npos) << r.out;
+    EXPECT_NE(skipped.find("warehouse space"), std::string::npos) << r.out;
     // The cluster side still passes.
     EXPECT_NE(line_of(r.out, kPass, "topic " + t + " READ"), "") << r.out;
   }
@@ -323,6 +327,16 @@ TEST_F(DoctorPostgres, LoginSchemasAndAWrongPasswordNamingTheSetting) {
   EXPECT_NE(login.find("authentication failed"), std::string::npos) << r.out;
   EXPECT_NE(login.find("warehouse.password"), std::string::npos) << r.out;
   EXPECT_EQ((r.out + r.err).find("wrong-pg-secret-93"), std::string::npos) << r.out;
+  // The checks a login is needed for are named on the "not checked:" line, not dropped.
+  const auto skipped = line_of(r.out, "not checked:", "");
+  EXPECT_NE(skipped.find("warehouse encoding and schemas: krow could not log in"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(skipped.find("warehouse space"), std::string::npos) << r.out;
+  const auto json = doctor({manifest, "--format", "json"});
+  EXPECT_NE(json.out.find("\"skipped\":\"warehouse encoding and schemas: krow could not log in"),
+            std::string::npos)
+      << json.out;
   // The Kafka side is unaffected.
   EXPECT_NE(line_of(r.out, kPass, "topic " + t + " READ"), "") << r.out;
 }

@@ -148,7 +148,7 @@ TEST_F(Postgres, SecondProcessOfOneSyncIdIsRefusedByTheServerLock) {
   const bool first_still_running = waitpid(first, &status, WNOHANG) == 0;
   if (first_still_running) waitpid(first, &status, 0);
   ASSERT_TRUE(first_still_running) << "the first sync ended before the second started";
-  EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+  EXPECT_EQ(second.exit_code, 75) << second.out << second.err;
   EXPECT_NE(second.err.find("another sync of 'it' is already running (krow pid " + std::to_string(first)),
             std::string::npos)
       << second.err;

@@ -3,7 +3,9 @@
 // lists them and `krow runs show` prints one; a folder that cannot be written costs a
 // warning, never the run; no secret ever reaches an artifact.
 
+#include <fcntl.h>
 #include <simdjson.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -100,6 +102,65 @@ TEST_F(RunArtifacts, RunThatFailsBeforeReadingLeavesItsArtifact) {
   const auto md = read_file(runs_dir() / (id + ".md"));
   EXPECT_NE(md.find(": failed"), std::string::npos) << md;
   EXPECT_NE(md.find("bootstrap_servers"), std::string::npos) << md;
+}
+
+// The line a sync prints about its record, whatever its outcome: its run ID and where its
+// summary is.
+void expect_names_its_run(const RunOutput& r, const std::string& id, const fs::path& summary) {
+  EXPECT_NE(r.out.find(", run " + id + "\n"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("run summary: " + summary.string()), std::string::npos) << r.out << r.err;
+  EXPECT_TRUE(fs::is_regular_file(summary)) << summary;
+}
+
+TEST_F(RunArtifacts, EveryOutcomePrintsItsRunIdAndArtifactExit75Too) {
+  // Exit 75 (the broker is away): before, only the error was printed.
+  std::ofstream(dir() / "down.yaml")
+      << "name: it\nsource:\n  bootstrap_servers: 127.0.0.1:1\n  connect_timeout: 2\n"
+      << warehouse_yaml();
+  auto r = krow({"sync", (dir() / "down.yaml").string()});
+  EXPECT_EQ(r.exit_code, 75) << r.err;
+  auto id = newest_run_id();
+  expect_names_its_run(r, id, runs_dir() / (id + ".md"));
+  EXPECT_NE(r.out.find("sync 'it' failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("bootstrap_servers"), std::string::npos) << r.err;
+
+  // Exit 75 before the warehouse opens (another sync of it runs): no record in the
+  // warehouse, but the artifact files say what happened.
+  const auto topic = produced_topic(6);
+  const auto manifest =
+      write_manifest({topic}, "quality:\n  gates:\n    - {id: some, type: min_rows, min: 1}\n");
+  {
+    const auto lock = db() + ".it.lock";
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+    r = krow({"sync", manifest});
+    ::close(fd);
+  }
+  EXPECT_EQ(r.exit_code, 75) << r.err;
+  const auto line = r.out.find(", run ");
+  ASSERT_NE(line, std::string::npos) << r.out << r.err;
+  id = r.out.substr(line + 6, r.out.find('\n', line) - line - 6);
+  expect_names_its_run(r, id, runs_dir() / (id + ".md"));
+  simdjson::dom::parser parser;
+  const auto record_text = read_file(runs_dir() / (id + ".json"));
+  simdjson::dom::element record = parser.parse(record_text);
+  EXPECT_EQ(std::string_view(record["status"]), "failed");
+  EXPECT_TRUE(bool(record["retry_later"])) << record_text;
+  EXPECT_NE(std::string(std::string_view(record["errors"].at(0))).find("already running"),
+            std::string::npos)
+      << record_text;
+  EXPECT_NE(read_file(runs_dir() / (id + ".md")).find("run again later"), std::string::npos);
+
+  // Success: the same line, and the summary's Phases has every phase of the record, the gates
+  // and publish phase too.
+  r = sync_ok(manifest);
+  id = newest_run_id();
+  expect_names_its_run(r, id, runs_dir() / (id + ".md"));
+  record = parser.parse(read_file(runs_dir() / (id + ".json")));
+  EXPECT_GE(int64_t(record["phases"]["gates_publish_ms"]), 0);
+  const auto md = read_file(runs_dir() / (id + ".md"));
+  EXPECT_NE(md.find("final drain"), std::string::npos) << md;
+  EXPECT_NE(md.find(", gates and publish "), std::string::npos) << md;
 }
 
 TEST_F(RunArtifacts, RunsListsNewestFirstAndLimits) {

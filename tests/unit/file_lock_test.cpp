@@ -18,7 +18,7 @@ TEST(FileLock, SecondHolderIsRefusedWithThePidOfTheFirst) {
       FileLock second(path, "another sync of 'x'");
       FAIL() << "the second lock was granted";
     } catch (const Error& e) {
-      EXPECT_EQ(e.error_class(), ErrorClass::fatal_run);
+      EXPECT_EQ(e.error_class(), ErrorClass::transient);  // exit code 75: try again later
       const std::string msg = e.what();
       EXPECT_NE(msg.find("another sync of 'x' is already running"), std::string::npos) << msg;
       EXPECT_NE(msg.find("pid " + std::to_string(::getpid())), std::string::npos) << msg;

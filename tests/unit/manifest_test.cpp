@@ -321,7 +321,8 @@ TEST(Manifest, PostgresKeysAreChecked) {
   EXPECT_THAT(error_of(base + "  port: 70000\n"), HasSubstr("port"));
   EXPECT_THAT(error_of(kSource + "warehouse:\n  type: postgres\n  host: h\n  user: u\n"),
               HasSubstr("warehouse.database is required"));
-  EXPECT_THAT(error_of(kSource + "warehouse:\n  type: oracle\n  path: x\n"), HasSubstr("duckdb, postgres"));
+  EXPECT_THAT(error_of(kSource + "warehouse:\n  type: oracle\n  path: x\n"),
+              HasSubstr("duckdb, postgres, bigquery"));
   // DuckDB keeps its own keys.
   EXPECT_THAT(error_of(kMinimal + "  host: h\n"), HasSubstr("unknown key 'host' in warehouse"));
 }

@@ -56,6 +56,18 @@ TEST(RunSummary, SaysWhatTheRecordHolds) {
     EXPECT_NE(md.find(expected), std::string::npos) << expected << "\n---\n" << md;
 }
 
+TEST(RunSummary, PhasesLineHasEveryPhaseTheRecordHas) {
+  auto json = record("r3", 1'796'407'481'000);
+  json.replace(json.find(R"("lag_report_ms":null)"), 20,
+               R"("gates_publish_ms":2500,"lag_report_ms":40,"later_phase_ms":7)");
+  const auto md = render_run_summary(json);
+  const std::string expected =
+      "- Phases: connect and plan 0.120 s, read and write 1 min 1 s, final drain 0.300 s, gates "
+      "and publish 2.500 s, "
+      "lag report 0.040 s, later phase 0.007 s\n";
+  EXPECT_NE(md.find(expected), std::string::npos) << expected << "\n---\n" << md;
+}
+
 TEST(RunSummary, ListsEachGateAndThePublishMode) {
   auto json = record("r2", 1'796'407'481'000);
   json.replace(json.rfind(R"("gates":[])"), 10,

@@ -14,6 +14,7 @@
 
 #include "rows/row_contract.hpp"
 #include "util/error.hpp"
+#include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/sql_text.hpp"
 
@@ -125,17 +126,6 @@ std::string location_suffix(const std::string& location) {
   std::string out;
   for (char c : lower_ascii(location)) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
   return out;
-}
-
-std::string this_host() {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  return host;
-}
-
-bool alive(int64_t pid) {
-  if (pid <= 0 || pid > INT_MAX) return false;
-  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
 int64_t now_ms() {
@@ -265,22 +255,32 @@ void BigQueryWarehouse::take_lease() {
     const std::string holder = row[0].value_or(""), host = row[1].value_or("");
     const int64_t pid = row[2] ? std::stoll(*row[2]) : 0;
     const int64_t expires = row[3] ? std::stoll(*row[3]) : 0;
-    const bool dead_here = host == this_host() && !alive(pid);
+    const bool dead_here = host == this_host() && !process_alive(pid);
     if (expires > now_ms() && !dead_here)
-      throw Error(ErrorClass::fatal_run,
+      throw Error(ErrorClass::transient,
                   "another sync of '" + sync_id_ + "' is already running (pid " + std::to_string(pid) + " on " + host +
                       "; its lease in " + describe() + " lasts until " + row[4].value_or("?") +
-                      " UTC unless it goes on writing); wait for it to finish, or stop it");
+                      " UTC unless it goes on writing): run this sync again once that one has finished (exit "
+                      "code 75: try again later), or stop it");
     unchanged += " AND (SELECT COUNT(*) FROM " + leases + " WHERE " + mine + " AND holder = " + literal(holder) + ") = 1";
   }
-  transaction("SELECT IF(NOT (" + unchanged + "), ERROR('" +
-                  std::string(bigquery::kFenceMarker) + " another sync took the lease'), 0);\n"
-                  "DELETE FROM " + leases + " WHERE " + mine + ";\n"
-                  "INSERT INTO " + leases + " (sync_id, warehouse_schema, holder, host, pid, expires_at) VALUES (" +
-                  literal(sync_id_) + ", " + literal(config_.schema) + ", " + literal(holder_) + ", " +
-                  literal(this_host()) + ", " + std::to_string(getpid()) + ", TIMESTAMP_ADD(CURRENT_TIMESTAMP(), "
-                  "INTERVAL " + std::to_string(kLeaseSeconds) + " SECOND));\n",
-              "taking the sync's lease");
+  try {
+    transaction("SELECT IF(NOT (" + unchanged + "), ERROR('" +
+                    std::string(bigquery::kFenceMarker) + " another sync took the lease'), 0);\n"
+                    "DELETE FROM " + leases + " WHERE " + mine + ";\n"
+                    "INSERT INTO " + leases + " (sync_id, warehouse_schema, holder, host, pid, expires_at) VALUES (" +
+                    literal(sync_id_) + ", " + literal(config_.schema) + ", " + literal(holder_) + ", " +
+                    literal(this_host()) + ", " + std::to_string(getpid()) + ", TIMESTAMP_ADD(CURRENT_TIMESTAMP(), "
+                    "INTERVAL " + std::to_string(kLeaseSeconds) + " SECOND));\n",
+                "taking the sync's lease");
+  } catch (const Error& e) {
+    // Another sync started at the same moment and took it first (the check above failed).
+    if (e.error_class() != ErrorClass::conflict) throw;
+    throw Error(ErrorClass::transient,
+                "another sync of '" + sync_id_ + "' took its lease in " + describe() +
+                    " just now: run this sync again once that one has finished (exit code "
+                    "75: try again later)");
+  }
   leased_ = true;
 }
 

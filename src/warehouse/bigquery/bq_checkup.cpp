@@ -19,8 +19,10 @@ WarehouseCheckup check_bigquery(const WarehouseConfig& config, std::chrono::seco
     out.checks.push_back(Check::pass("BigQuery credentials", client->describe_auth()));
   } catch (const Error& e) {
     out.checks.push_back(Check::fail("BigQuery credentials", e.what(), "check warehouse.credentials"));
+    out.skipped = "the BigQuery dataset and query jobs: the credentials must work first";
     return out;
   }
+  bool dataset_checked = false;
   try {
     const auto location = client->dataset_location(config.schema);
     out.checks.push_back(Check::pass(
@@ -28,10 +30,13 @@ WarehouseCheckup check_bigquery(const WarehouseConfig& config, std::chrono::seco
         location ? "exists, in location " + *location
                  : "does not exist yet: krow creates it in " + settings.location +
                        " (its account needs roles/bigquery.dataEditor on the project for that)"));
+    dataset_checked = true;
     client->query("SELECT 1", {}, location.value_or(settings.location), "running a query job");
     out.checks.push_back(Check::pass("query jobs in project " + settings.project, "allowed"));
   } catch (const Error& e) {
     out.checks.push_back(Check::fail("BigQuery API", e.what(), fix));
+    if (!dataset_checked)
+      out.skipped = "query jobs in project " + settings.project + ": the dataset lookup failed";
     return out;
   }
   out.usable = true;

@@ -49,12 +49,14 @@ WarehouseCheckup check_duckdb(const WarehouseConfig& config, const std::string& 
                                      existing.string() + " is a file, not a folder, so " +
                                          folder.string() + " cannot be created",
                                      "move that file away or " + choose));
+    out.skipped = "warehouse file: its folder cannot be made";
     return out;
   }
   if (const auto why = cannot_write_in(existing); !why.empty()) {
     out.checks.push_back(Check::fail(
         name, "cannot create a file in " + existing.string() + " (" + why + ")",
         "give the user running krow write access to " + existing.string() + ", or " + choose));
+    out.skipped = "warehouse file: its folder is not writable";
     return out;
   }
   out.checks.push_back(Check::pass(name, existing == folder

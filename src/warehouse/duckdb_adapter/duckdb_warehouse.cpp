@@ -1,19 +1,21 @@
 #include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
 
-#include "warehouse/column_types.hpp"
-
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <stdexcept>
 #include <filesystem>
+#include <stdexcept>
+#include <thread>
 
 #include "manifest/manifest.hpp"
 #include "rows/row_contract.hpp"
 #include "util/error.hpp"
+#include "util/process.hpp"
 #include "util/text.hpp"
+#include "warehouse/column_types.hpp"
 #include "warehouse/duckdb_adapter/duckdb_errors.hpp"
 #include "warehouse/duckdb_adapter/duckdb_handles.hpp"
-#include "warehouse/column_types.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -159,43 +161,7 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
                                              "choose another warehouse.path");
     lock_.emplace(path.string() + "." + sync_id + ".lock", "another sync of '" + sync_id + "'");
   }
-  duckdb_config cfg = nullptr;
-  duckdb_create_config(&cfg);
-  if (mode == OpenMode::read_only) duckdb_set_config(cfg, "access_mode", "READ_ONLY");
-  // krow keeps both cores busy already (a reading and a writing thread); extra DuckDB
-  // workers measured slower here, spinning while they wait for each other.
-  duckdb_set_config(cfg, "threads", "1");
-  // Memory stays bounded by the batch size, not the topic size: DuckDB would otherwise keep
-  // every block it wrote cached, up to most of the machine's memory. With a checkpoint per
-  // batch (below) it holds one batch's rows at a time. Measured on 1,000,000 350-byte JSON
-  // messages: 48MB as fast as 64MB or 128MB and 20 MiB less peak memory than 64MB; 32MB
-  // spilled to disk and was 25% slower.
-  duckdb_set_config(cfg, "memory_limit", "48MB");
-  // A sync writes through an in-memory database that attaches the file with krow's row group
-  // size (an attach option; the file itself takes row groups of any size).
-  char* err = nullptr;
-  const auto state = duckdb_open_ext(mode == OpenMode::write ? ":memory:" : path.c_str(), &db_, cfg, &err);
-  duckdb_destroy_config(&cfg);
-  std::string failure;
-  if (state == DuckDBError) {
-    failure = err ? err : "unknown error";
-    duckdb_free(err);
-  } else if (duckdb_connect(db_, &conn_) == DuckDBError) {
-    failure = "cannot connect";
-  } else if (mode == OpenMode::write) {
-    duck::Result r;
-    if (duckdb_query(conn_, ("ATTACH " + quote_literal(path.string()) + " AS warehouse (ROW_GROUP_SIZE " +
-                             std::to_string(kRowGroupRows) + "); USE warehouse")
-                                .c_str(),
-                     r.get()) == DuckDBError)
-      failure = r.error();
-  }
-  if (!failure.empty())
-    throw Error(ErrorClass::fatal_run, "cannot open " + describe() + ": " + failure +
-                                           (failure.find("lock") != std::string::npos
-                                                ? " (another process has it open for writing; wait "
-                                                  "for it to finish)"
-                                                : ""));
+  open_file(mode, std::chrono::seconds(mode == OpenMode::write ? config.retry_timeout_s : 0));
 
   if (mode == OpenMode::write) {
     create_state();
@@ -227,6 +193,93 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
                  b.get());
     has_bindings_ = b.rows() > 0;
   }
+}
+
+void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
+  const auto& path = settings_.path;
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  bool said = false;
+  for (int attempt = 1;; ++attempt) {
+    const auto failure = open_once(mode);
+    if (failure.empty()) return;
+    // DuckDB keeps a file to one process while it writes, and out of a writer's reach while any
+    // other process has it open, even to read; the OS tells which process holds it. That one
+    // may close it soon (a query in a notebook, a `krow status`): a sync waits for it, up to
+    // warehouse.retry_timeout, then gives up as an outage would (exit code 75).
+    const auto holder = posix_lock_holder(path, mode == OpenMode::write);
+    const bool held = holder || failure.find("Conflicting lock") != std::string::npos ||
+                      failure.find("Could not set lock") != std::string::npos;
+    if (!held) throw Error(ErrorClass::fatal_run, "cannot open " + describe() + ": " + failure);
+    const std::string who = holder ? (*holder > 0 ? describe_process(*holder)
+                                                  : std::string("a process the OS does not name"))
+                                   : std::string("DuckDB says: ") + failure;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const std::string what_to_do =
+          mode == OpenMode::write
+              ? ", and DuckDB lets a process write a file only while no other process has it "
+                "open, not even to read it. Waited " +
+                    std::to_string(patience.count()) +
+                    " s (warehouse.retry_timeout). Close the file in that process (a DuckDB "
+                    "shell, a notebook, a BI tool, a `krow plan` or `status`), then run the sync "
+                    "again (exit code 75: try again later)"
+              : ", writing to it. Run this again once it has closed the file (exit code 75: "
+                "try again later)";
+      throw Error(ErrorClass::transient,
+                  "cannot open " + describe() + ": another process has it open (" + who + ")" +
+                      what_to_do);
+    }
+    if (!said) {
+      said = true;
+      std::fprintf(stderr,
+                   "krow: note: %s is open in another process (%s); waiting up to %lld s "
+                   "(warehouse.retry_timeout) for it to close the file\n",
+                   describe().c_str(), who.c_str(), static_cast<long long>(patience.count()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(100 * attempt, 1000)));
+  }
+}
+
+std::string DuckDBWarehouse::open_once(OpenMode mode) {
+  const auto& path = settings_.path;
+  duckdb_config cfg = nullptr;
+  duckdb_create_config(&cfg);
+  if (mode == OpenMode::read_only) duckdb_set_config(cfg, "access_mode", "READ_ONLY");
+  // krow keeps both cores busy already (a reading and a writing thread); extra DuckDB
+  // workers measured slower here, spinning while they wait for each other.
+  duckdb_set_config(cfg, "threads", "1");
+  // Memory stays bounded by the batch size, not the topic size: DuckDB would otherwise keep
+  // every block it wrote cached, up to most of the machine's memory. With a checkpoint per
+  // batch (below) it holds one batch's rows at a time. Measured on 1,000,000 350-byte JSON
+  // messages: 48MB as fast as 64MB or 128MB and 20 MiB less peak memory than 64MB; 32MB
+  // spilled to disk and was 25% slower.
+  duckdb_set_config(cfg, "memory_limit", "48MB");
+  // A sync writes through an in-memory database that attaches the file with krow's row group
+  // size (an attach option; the file itself takes row groups of any size).
+  char* err = nullptr;
+  const auto state = duckdb_open_ext(mode == OpenMode::write ? ":memory:" : path.c_str(), &db_, cfg, &err);
+  duckdb_destroy_config(&cfg);
+  std::string failure;
+  if (state == DuckDBError) {
+    failure = err ? err : "unknown error";
+    duckdb_free(err);
+  } else if (duckdb_connect(db_, &conn_) == DuckDBError) {
+    failure = "cannot connect";
+  } else if (mode == OpenMode::write) {
+    duck::Result r;
+    if (duckdb_query(conn_, ("ATTACH " + quote_literal(path.string()) + " AS warehouse (ROW_GROUP_SIZE " +
+                             std::to_string(kRowGroupRows) + "); USE warehouse")
+                                .c_str(),
+                     r.get()) == DuckDBError)
+      failure = r.error();
+  }
+  if (!failure.empty()) {
+    // Closed before anyone asks the OS who holds the file: this process holds nothing then.
+    if (conn_) duckdb_disconnect(&conn_);
+    if (db_) duckdb_close(&db_);
+    conn_ = nullptr;
+    db_ = nullptr;
+  }
+  return failure;
 }
 
 DuckDBWarehouse::~DuckDBWarehouse() {

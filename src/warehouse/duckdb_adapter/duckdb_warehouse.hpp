@@ -5,9 +5,12 @@
 // Ids are unique by construction, so the row tables carry no index: a batch always starts
 // at the committed position of its partitions (the fenced position update makes sure of it)
 // and so cannot overlap rows already stored. The sync lock is a file lock beside the file.
+// DuckDB itself lets one process write a file only while no other has it open: a sync that
+// finds it held (a reader, another sync ID) waits up to warehouse.retry_timeout.
 
 #include <duckdb.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,6 +55,12 @@ class DuckDBWarehouse : public Warehouse {
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
 
  private:
+  // Opens the file (a sync: attaches it to an in-memory database). While another process
+  // holds it, tries again for up to `patience`, then throws Error(transient) naming that
+  // process; other failures throw Error(fatal_run) at once.
+  void open_file(OpenMode mode, std::chrono::seconds patience);
+  // One attempt; returns DuckDB's failure ("" when open), with nothing left open then.
+  std::string open_once(OpenMode mode);
   void exec(const std::string& sql, const char* what);
   void create_state();
   // Files written before positions were keyed by warehouse schema get the column.

@@ -25,8 +25,11 @@ FileLock::FileLock(const std::filesystem::path& path, const std::string& what) {
     fd_ = -1;
     std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-    throw Error(ErrorClass::fatal_run, what + " is already running (pid " + holder +
-                                           "); wait for it to finish, or stop it first");
+    // The OS drops a flock with its holder's last descriptor, kill -9 included: the holder runs.
+    throw Error(ErrorClass::transient,
+                what + " is already running (pid " + holder +
+                    "): run this one again once it has finished (exit code 75: try again "
+                    "later), or stop it first");
   }
   const auto pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, pid.data(), pid.size(), 0);
@@ -34,6 +37,20 @@ FileLock::FileLock(const std::filesystem::path& path, const std::string& what) {
 
 FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+std::optional<int64_t> posix_lock_holder(const std::filesystem::path& path, bool exclusive) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct flock probe {};
+  probe.l_type = exclusive ? F_WRLCK : F_RDLCK;
+  probe.l_whence = SEEK_SET;
+  probe.l_start = 0;
+  probe.l_len = 0;  // the whole file
+  const int rc = ::fcntl(fd, F_GETLK, &probe);
+  ::close(fd);
+  if (rc != 0 || probe.l_type == F_UNLCK) return std::nullopt;
+  return probe.l_pid > 0 ? static_cast<int64_t>(probe.l_pid) : 0;
 }
 
 }  // namespace krow

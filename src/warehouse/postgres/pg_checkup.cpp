@@ -38,6 +38,7 @@ WarehouseCheckup check_postgres(const WarehouseConfig& config, std::chrono::seco
   } catch (const Error& e) {
     auto [detail, fix] = detail_and_fix(e.what());
     out.checks.push_back(Check::fail(login, detail, fix));
+    out.skipped = "warehouse encoding and schemas: krow could not log in";
     return out;
   }
   try {
@@ -91,6 +92,7 @@ WarehouseCheckup check_postgres(const WarehouseConfig& config, std::chrono::seco
   } catch (const Error& e) {
     out.checks.push_back(Check::fail("warehouse privileges", e.what(),
                                      "check the role's privileges on the database"));
+    out.skipped = "the warehouse checks after it: reading the session or the privileges failed";
   }
   return out;
 }

@@ -72,8 +72,9 @@ Connection::Connection(const PostgresSettings& settings, std::string application
 }
 
 std::optional<std::string> Connection::connect_once() {
-  // Dead peers are noticed within about a minute instead of never (keepalives, and a bound
-  // on unacknowledged writes).
+  // krow notices a dead server within about a minute instead of never: TCP keepalives (idle
+  // 30 s, then 3 probes 10 s apart) and a bound on unacknowledged writes (tcp_user_timeout).
+  // The server's side of the same socket is set alike once connected (configure_session).
   const std::string timeout = std::to_string(std::min(settings_.connect_timeout_s, 10));
   std::vector<const char*> keys;
   std::vector<std::string> values;
@@ -107,10 +108,33 @@ std::optional<std::string> Connection::connect_once() {
   value_ptrs.push_back(nullptr);
   conn_.reset(PQconnectdbParams(keys.data(), value_ptrs.data(), /*expand_dbname=*/settings_.dsn.empty() ? 0 : 1));
   if (!conn_) return std::string("out of memory");
-  if (PQstatus(conn_.get()) == CONNECTION_OK) return std::nullopt;
+  if (PQstatus(conn_.get()) == CONNECTION_OK) {
+    configure_session();
+    return std::nullopt;
+  }
   std::string msg = PQerrorMessage(conn_.get());
   conn_.reset();
   return msg;
+}
+
+void Connection::configure_session() {
+  // What the server holds for this session — the sync lock above all — it keeps until it
+  // notices that krow is gone. A krow that was killed on a live host closes its socket, and the
+  // server notices once it reads from it: at once when idle, after the COPY data still in
+  // flight, and during a long statement within a second (client_connection_check_interval,
+  // PostgreSQL 14 and later). A krow whose host died or was cut off closes nothing: by the
+  // server's defaults (the OS's keepalive, about 2 h 11 min on Linux) its session would hold
+  // the lock for hours; with these the server drops it within about a minute.
+  // Each is a user setting, so no privilege is needed; one the server lacks (an older version)
+  // is left out, and a server that refuses them all still works, as before.
+  ResultPtr r(PQexec(
+      conn_.get(),
+      "SELECT set_config(s.name, s.value, false) FROM (VALUES ('tcp_keepalives_idle', '30'), "
+      "('tcp_keepalives_interval', '10'), ('tcp_keepalives_count', '3'), "
+      "('tcp_user_timeout', '60000'), ('client_connection_check_interval', '1000')) "
+      "AS s(name, value) "
+      "WHERE s.name IN (SELECT name FROM pg_settings)"));
+  (void)r;
 }
 
 bool Connection::ok() const { return conn_ && PQstatus(conn_.get()) == CONNECTION_OK; }

@@ -85,6 +85,9 @@ class Connection {
   };
   // One attempt; returns the failure message on failure.
   std::optional<std::string> connect_once();
+  // Asks the server to notice a vanished krow within about a minute (TCP keepalives and
+  // timeouts on its side of the socket); best effort, never fails.
+  void configure_session();
   ServerError failure(const PGresult* r, const std::string& what) const;
 
   const PostgresSettings& settings_;

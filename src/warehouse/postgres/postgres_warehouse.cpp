@@ -3,12 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "rows/json_limits.hpp"
 #include "rows/row_contract.hpp"
 #include "util/error.hpp"
+#include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/column_types.hpp"
 #include "warehouse/postgres/pg_copy.hpp"
@@ -100,9 +104,7 @@ void put_typed(pg::CopyWriter& w, const columns::ColumnSpec& spec, const rows::T
 }
 
 std::string application_name() {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  return "krow pid " + std::to_string(getpid()) + " on " + host;
+  return "krow pid " + std::to_string(getpid()) + " on " + this_host();
 }
 
 }  // namespace
@@ -230,24 +232,114 @@ void PostgresWarehouse::take_lock() {
   // Session-level, so it lasts as long as this connection; keyed by the sync ID in this
   // database, like every other sync of that ID writing here.
   const std::string key = "krow sync " + sync_id_;
-  const auto r = conn_->exec("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", {key}, "taking the sync lock");
-  if (text(r, 0, 0) == "t") return;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + std::chrono::seconds(config_.retry_timeout_s);
+  bool said = false;
+  std::string ended;     // the server process whose session this last asked to end
+  std::string not_ours;  // why this role could not end the session of a krow that is gone
+  std::string gone;      // the last holder found gone, for the note once the lock is taken
+  for (int attempt = 1;; ++attempt) {
+    const auto r = conn_->exec("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", {key},
+                               "taking the sync lock");
+    if (text(r, 0, 0) == "t") {
+      // An earlier sync ended without releasing it (kill -9, a crash): worth a line.
+      if (!gone.empty())
+        std::fprintf(stderr,
+                     "krow: note: took over the lock of sync '%s' from a krow that is gone (%s) "
+                     "after %.3f s\n",
+                     sync_id_.c_str(), gone.c_str(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                         .count());
+      return;
+    }
+    const auto holder = lock_holder(key);
+    if (!holder && attempt < 3) continue;  // released between the two queries: try again
+    if (!holder || !holder->gone)
+      throw Error(ErrorClass::transient,
+                  "another sync of '" + sync_id_ + "' is already running (" +
+                      (holder ? holder->who : "its holder is not visible to this role") +
+                      "; the lock is held in " + describe() +
+                      "): run this sync again once that one has finished (exit code 75: try "
+                      "again later). A krow whose machine died or was cut off keeps the lock "
+                      "until the server notices, within about a minute" +
+                      (holder ? "; SELECT pg_terminate_backend(" + holder->backend_pid +
+                                    ") ends its session at once"
+                              : ""));
+    gone = holder->who;
+    // Its krow is gone (kill -9, a crash, or this process's own connection that broke): the
+    // server keeps the session until it notices, which may take a statement's time, or the
+    // time to read the rest of a COPY that was under way. End it where this role may (its
+    // own sessions, or as a member of pg_signal_backend), and wait.
+    if (holder->backend_start.empty()) {
+      not_ours = "; this role may not see that session, nor end it";
+    } else if (ended != holder->backend_pid) {
+      ended = holder->backend_pid;
+      try {
+        conn_->exec(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE pid = $1 AND backend_start = $2",
+            {holder->backend_pid, holder->backend_start},
+            "ending the session of a krow that is gone");
+      } catch (const pg::ServerError& e) {
+        if (e.sqlstate() != "42501") throw;  // not allowed: then only waiting is left
+        not_ours = "; " + e.primary();
+      }
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw Error(ErrorClass::transient,
+                  "the lock of sync '" + sync_id_ + "' in " + describe() +
+                      " is still held by the session of a krow that is gone (" + holder->who +
+                      not_ours + "), after waiting " + std::to_string(config_.retry_timeout_s) +
+                      " s (warehouse.retry_timeout) for the server to close it. End it as a "
+                      "superuser or a member of pg_signal_backend: SELECT pg_terminate_backend(" +
+                      holder->backend_pid +
+                      "), then run the sync again (exit code 75: try again later)");
+    if (!said && std::chrono::steady_clock::now() - started > std::chrono::seconds(1)) {
+      said = true;
+      std::fprintf(stderr,
+                   "krow: note: the lock of sync '%s' is held by the session of a krow that is "
+                   "gone (%s); waiting up to %d s (warehouse.retry_timeout) for the server to "
+                   "close it\n",
+                   sync_id_.c_str(), holder->who.c_str(), config_.retry_timeout_s);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(20 * attempt, 500)));
+  }
+}
+
+std::optional<PostgresWarehouse::LockHolder> PostgresWarehouse::lock_holder(
+    const std::string& key) {
   const auto who = conn_->exec(
       "WITH k AS (SELECT hashtextextended($1, 0) AS key) "
-      "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket'), "
+      "SELECT a.pid, a.backend_start, a.application_name, "
+      // Another role's address and start are hidden from this one (NULL), its name is not.
+      "CASE WHEN a.client_addr IS NOT NULL THEN 'connected from ' || host(a.client_addr) "
+      "WHEN a.backend_start IS NULL THEN 'from where, this role may not see' "
+      "ELSE 'connected from a local socket' END, "
       "to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
       "FROM k, pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
       "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
       "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-      "AND l.classid::bigint = ((k.key >> 32) & 4294967295) AND l.objid::bigint = (k.key & 4294967295) LIMIT 1",
+      "AND l.classid::bigint = ((k.key >> 32) & 4294967295) "
+      "AND l.objid::bigint = (k.key & 4294967295) LIMIT 1",
       {key}, "finding the holder of the sync lock");
-  std::string holder = "its holder is not visible to this role";
-  if (PQntuples(who.get()) > 0)
-    holder = (text(who, 0, 0).empty() ? std::string("a session") : text(who, 0, 0)) + ", connected from " +
-             text(who, 0, 1) + " since " + text(who, 0, 2) + " UTC";
-  throw Error(ErrorClass::fatal_run, "another sync of '" + sync_id_ + "' is already running (" + holder +
-                                         "; the lock is held in " + describe() +
-                                         "); wait for it to finish, or stop it");
+  if (PQntuples(who.get()) == 0) return std::nullopt;
+  LockHolder h;
+  h.backend_pid = text(who, 0, 0);
+  h.backend_start = text(who, 0, 1);
+  const auto app = text(who, 0, 2);
+  const auto since = text(who, 0, 4);
+  h.who = (app.empty() ? std::string("a session") : app) + ", " + text(who, 0, 3) +
+          (since.empty() ? std::string() : " since " + since + " UTC") + ", server process " +
+          h.backend_pid;
+  // krow names its sessions "krow pid N on HOST" (application_name()). Whether that process
+  // still runs can be told only on its own host.
+  static const std::regex krow_session(R"(krow pid ([0-9]{1,10}) on (.+))");
+  std::smatch m;
+  if (std::regex_match(app, m, krow_session) && m[2].str() == this_host()) {
+    const int64_t pid = std::stoll(m[1].str());
+    h.gone = pid == getpid() || !process_alive(pid);
+  }
+  return h;
 }
 
 bool PostgresWarehouse::exists(const std::string& qualified_name) {

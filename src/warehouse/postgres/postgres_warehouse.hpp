@@ -6,7 +6,9 @@
 //
 // The sync lock is a session-level advisory lock on the server, held by the writing
 // connection, so it also keeps apart two syncs on different machines. When the connection
-// is lost the server releases it; the reconnect takes it again or stops the sync.
+// is lost the server releases it once it notices (pg_connection asks it to look within about
+// a minute); the reconnect takes it again, ending its own old session if the server has not
+// yet, or stops the sync when another sync holds it.
 //
 // jsonb cannot hold every valid JSON document (no U+0000, no unpaired surrogate, bounded
 // numbers): such values are stored as their JSON text in a JSON string, with a note in the
@@ -15,6 +17,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -55,7 +58,19 @@ class PostgresWarehouse : public Warehouse {
   // Reconnects a broken connection (and takes the lock again in write mode).
   void ensure_connected();
   void start_session();
+  // Takes the sync lock. A holder whose krow is gone (on this host: its pid no longer runs) is
+  // waited for, its session ended where this role may, up to warehouse.retry_timeout; a live
+  // holder (or one that cannot be judged: another host, another program) refuses at once.
+  // Both refusals are transient (exit code 75: try again later) and name the holder.
   void take_lock();
+  struct LockHolder {
+    std::string backend_pid;    // the server process of its session
+    std::string backend_start;  // when that session began, as the server prints it
+    std::string who;    // its application name, address, start and server process, for messages
+    bool gone = false;  // a krow of this host whose process no longer runs
+  };
+  // The session holding the sync lock `key`; nullopt when none holds it (any more).
+  std::optional<LockHolder> lock_holder(const std::string& key);
   void create_state();
   // Records the bindings of a table's typed columns (in create_table's transaction).
   void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
