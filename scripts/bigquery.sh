@@ -19,54 +19,41 @@
 # <services>/bigquery. The emulator loads DuckDB's spatial extension at start; offline it
 # cannot download it, so the copy PyPI ships is put where DuckDB looks for it.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/service.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/service.sh"
+svc_init bigquery
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-services=${KROW_SERVICES_DIR:-$root/.services}
-mkdir -p "$services"
-services=$(cd "$services" && pwd)
-bdir="$services/bigquery"
+bdir=$svc_dir
 logs="$bdir/logs"
 home="$bdir/home"
 pidfile="$bdir/bqemulator.pid"
+svc_logs=("$logs/bqemulator.log")
 
-host=127.0.0.1
 port=${KROW_BIGQUERY_PORT:-9050}
 grpc_port=${KROW_BIGQUERY_GRPC_PORT:-9060}
 project=krow-test
 start_timeout=${KROW_BIGQUERY_START_TIMEOUT:-90}
-stop_timeout=30
-
-log() { printf '[bigquery] %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
 
 url() { echo "http://$host:$port"; }
 
-# The process in the pid file, if it is still our emulator.
-running_pid() {
-  [[ -f $pidfile ]] || return 1
-  local pid; pid=$(<"$pidfile")
-  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--rest-port $port" || return 1
-  echo "$pid"
-}
+# Ours: an emulator serving this port from this data folder. No /proc scan: the port check in
+# start already keeps a second one (which DuckDB's file lock would refuse anyway) away.
+is_our_emulator() { [[ $(svc_cmdline "$1") == *" start "*"--rest-port $port "*"--data-dir $bdir/data "* ]]; }
+running_pid() { svc_pid "$pidfile" is_our_emulator; }
 
 answers() { # the REST API lists the project's datasets
   curl -fsS -m 2 "$(url)/bigquery/v2/projects/$project/datasets" >/dev/null 2>&1
 }
 
-port_taken() {
-  (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null
-}
-
 start() {
+  svc_lock
+  local pid
   if pid=$(running_pid); then
     log "already running (pid $pid) on $(url) (gRPC $host:$grpc_port)"
     return 0
   fi
   command -v curl >/dev/null || die "curl not found (run scripts/setup-deps.sh)"
-  for p in "$port" "$grpc_port"; do
-    port_taken "$p" && die "port $p is in use by another process; set KROW_BIGQUERY_PORT / KROW_BIGQUERY_GRPC_PORT"
-  done
+  svc_ports_free "KROW_BIGQUERY_PORT=$port" "KROW_BIGQUERY_GRPC_PORT=$grpc_port"
   local py; py=$(bash "$root/tests/reference/setup_venv.sh" "$root/scripts/bigquery/requirements.txt" bq)
   local venv; venv=$(dirname "$(dirname "$py")")
   mkdir -p "$logs" "$home" "$bdir/uploads" "$bdir/data"
@@ -81,47 +68,13 @@ start() {
 
   local t0=$SECONDS
   log "starting bqemulator on $(url) (gRPC $host:$grpc_port, project $project; log $logs/bqemulator.log)"
-  HOME=$home BQEMU_UPLOAD_STAGING_DIR="$bdir/uploads" setsid "$venv/bin/bqemulator" start \
+  : >"$logs/bqemulator.log" # one start's log: the emulator is chatty
+  svc_spawn "$pidfile" "$logs/bqemulator.log" "$bdir" \
+    env HOME="$home" BQEMU_UPLOAD_STAGING_DIR="$bdir/uploads" "$venv/bin/bqemulator" start \
     --rest-host "$host" --rest-port "$port" --grpc-host "$host" --grpc-port "$grpc_port" \
-    --project "$project" --persistent --data-dir "$bdir/data" --log-level warning >"$logs/bqemulator.log" 2>&1 </dev/null &
-  echo $! >"$pidfile"
-  local pid=$!
-  until answers; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -n 30 "$logs/bqemulator.log" >&2 || true
-      rm -f "$pidfile"
-      die "bqemulator exited while starting (log above, also in $logs/bqemulator.log)"
-    fi
-    if ((SECONDS - t0 > start_timeout)); then
-      tail -n 30 "$logs/bqemulator.log" >&2 || true
-      stop
-      die "bqemulator did not answer on $(url) within ${start_timeout}s"
-    fi
-    sleep 0.5
-  done
-  log "running (pid $pid) after $((SECONDS - t0))s: REST $(url), gRPC $host:$grpc_port, project $project"
-}
-
-stop() {
-  local pid
-  if ! pid=$(running_pid); then
-    rm -f "$pidfile"
-    log "not running"
-    return 0
-  fi
-  log "stopping bqemulator (pid $pid)"
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  local t0=$SECONDS
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((SECONDS - t0 > stop_timeout)); then
-      log "still running after ${stop_timeout}s; killing it"
-      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-      break
-    fi
-    sleep 0.2
-  done
-  rm -f "$pidfile"
-  log "stopped"
+    --project "$project" --persistent --data-dir "$bdir/data" --log-level warning
+  svc_wait bqemulator "$pidfile" "$start_timeout" 0.5 answers
+  log "running (pid $(<"$pidfile")) after $((SECONDS - t0))s: REST $(url), gRPC $host:$grpc_port, project $project"
 }
 
 status() {
@@ -136,7 +89,7 @@ status() {
 
 case ${1:-} in
   start) start ;;
-  stop) stop ;;
+  stop) svc_stop_each bqemulator running_pid "$pidfile" ;;
   status) status ;;
   url) url ;;
   query)
@@ -173,6 +126,7 @@ print(f"({len(rows)} rows)")
 PY
     ;;
   reset)
+    svc_lock # not while a start is bringing the emulator up on this data
     running_pid >/dev/null && die "stop the emulator before resetting it"
     rm -rf "$bdir/data" "$bdir/uploads"
     log "emptied" ;;

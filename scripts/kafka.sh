@@ -16,13 +16,12 @@
 # Everything (jars, config, data, logs) lives in <services>/kafka, where <services> is
 # $KROW_SERVICES_DIR or <repo>/.services. Jars come from Maven Central via scripts/kafka/pom.xml.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/service.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/service.sh"
+svc_init kafka
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tmpl="$root/scripts/kafka"
-services=${KROW_SERVICES_DIR:-$root/.services}
-mkdir -p "$services"
-services=$(cd "$services" && pwd)
-kdir="$services/kafka"
+kdir=$svc_dir
 lib="$kdir/lib"
 conf_dir="$kdir/config"
 conf="$conf_dir/server.properties"
@@ -30,16 +29,12 @@ data="$kdir/data"
 logs="$kdir/logs"
 tls="$kdir/tls"
 pidfile="$kdir/kafka.pid"
+svc_logs=("$logs/stdout.log" "$logs/server.log")
 
-host=127.0.0.1
 port=${KROW_KAFKA_PORT:-9092}
 sasl_port=${KROW_KAFKA_SASL_PORT:-9093}
 controller_port=${KROW_KAFKA_CONTROLLER_PORT:-9094}
 start_timeout=${KROW_KAFKA_START_TIMEOUT:-90}
-stop_timeout=30
-
-log() { printf '[kafka] %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
 
 # Short-lived tool JVMs: optimise for start-up time, not throughput.
 tool_java_opts=(-Xmx256m -Xss1m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto
@@ -55,7 +50,6 @@ ensure_lib() {
   if [[ -f $lib/.resolved && $(<"$lib/.resolved") == "$want" ]]; then return 0; fi
   command -v mvn >/dev/null || die "mvn not found (run scripts/setup-deps.sh)"
   log "resolving Kafka jars from Maven Central into $lib"
-  mkdir -p "$kdir"
   local tmp="$kdir/lib.tmp.$$"
   rm -rf "$tmp"
   # Output goes to a file: Debian's Maven 3.8 emits stray ANSI resets even with -q -B.
@@ -78,48 +72,8 @@ tool() { # <main class> <args...>; runs a Kafka command-line tool in the foregro
 
 # --- process bookkeeping ----------------------------------------------------------------
 
-cmdline_of() { # <pid> -> command line joined with spaces, or nothing
-  if [[ -d /proc/$1 ]]; then
-    local args=()
-    mapfile -d '' -t args <"/proc/$1/cmdline" 2>/dev/null || true
-    printf '%s\n' "${args[*]}"
-  else
-    ps -o args= -p "$1" 2>/dev/null || true
-  fi
-}
-
-is_our_broker() { # <pid>
-  local cl; cl=$(cmdline_of "$1")
-  [[ $cl == *kafka.Kafka\ "$conf"* ]]
-}
-
-# Prints the broker's pid if it is running. Falls back to scanning /proc for a broker using
-# our config file, so a lost pid file does not lead to a second broker on the same data.
-broker_pid() {
-  local pid
-  if [[ -f $pidfile ]]; then
-    pid=$(<"$pidfile")
-    if [[ $pid =~ ^[0-9]+$ ]] && is_our_broker "$pid"; then echo "$pid"; return 0; fi
-    rm -f "$pidfile"
-  fi
-  [[ -d /proc ]] || return 1
-  local f
-  for f in /proc/[0-9]*/cmdline; do
-    pid=${f#/proc/}; pid=${pid%/cmdline}
-    if is_our_broker "$pid"; then echo "$pid" >"$pidfile"; echo "$pid"; return 0; fi
-  done 2>/dev/null
-  return 1
-}
-
-port_open() { # <port>
-  (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null
-}
-
-lock() { # serialise start/stop between concurrent callers
-  mkdir -p "$kdir"
-  exec 9>"$kdir/.lock"
-  command -v flock >/dev/null && flock -w 120 9 || true
-}
+is_our_broker() { [[ $(svc_cmdline "$1") == *kafka.Kafka\ "$conf"* ]]; } # <pid>
+broker_pid() { svc_pid "$pidfile" is_our_broker scan; }
 
 # --- configuration ----------------------------------------------------------------------
 
@@ -196,26 +150,24 @@ ensure_formatted() {
 
 # --- subcommands ------------------------------------------------------------------------
 
-print_tail() {
-  local f
-  for f in "$logs/stdout.log" "$logs/server.log"; do
-    [[ -s $f ]] || continue
-    log "---- last lines of $f ----"
-    tail -n 40 "$f" >&2
-  done
+broker_ready() { # "Kafka Server started" written by this start, and both client listeners open
+  if ((!started)) && [[ -f $logs/server.log ]]; then
+    local size; size=$(stat -c %s "$logs/server.log")
+    ((size < log_offset)) && log_offset=0 # rotated
+    tail -c "+$((log_offset + 1))" "$logs/server.log" | grep -q 'Kafka Server started' && started=1
+  fi
+  ((started)) && svc_port_open "$port" && svc_port_open "$sasl_port"
 }
 
 cmd_start() {
-  lock
+  svc_lock
   local pid
   if pid=$(broker_pid); then
     log "already running (pid $pid) on $host:$port (PLAINTEXT) and $host:$sasl_port (SASL_SSL)"
     return 0
   fi
-  local p
-  for p in "$port" "$sasl_port" "$controller_port"; do
-    port_open "$p" && die "port $p on $host is already in use by another process"
-  done
+  svc_ports_free "KROW_KAFKA_PORT=$port" "KROW_KAFKA_SASL_PORT=$sasl_port" \
+    "KROW_KAFKA_CONTROLLER_PORT=$controller_port"
   command -v java >/dev/null || die "java not found (run scripts/setup-deps.sh)"
   local t0=$SECONDS
   ensure_lib
@@ -226,77 +178,16 @@ cmd_start() {
   ensure_formatted
 
   # Only look at log output written by this start.
-  local log_offset=0
+  log_offset=0 started=0
   [[ -f $logs/server.log ]] && log_offset=$(stat -c %s "$logs/server.log")
-
   log "starting broker (logs in $logs)"
-  # setsid: own session, so the broker survives the caller's terminal/process group;
-  # the inner bash records its own pid and then execs java, so the pid file is exact.
-  # fd 9 (the start/stop lock) must not be inherited by the broker.
-  setsid nohup bash -c 'echo $$ >"$1"; shift; exec "$@"' kafka-start "$pidfile" \
-    java "${broker_java_opts[@]}" -cp "$lib/*" kafka.Kafka "$conf" \
-    </dev/null >>"$logs/stdout.log" 2>&1 9>&- &
-  disown 2>/dev/null || true
-
-  local deadline=$((SECONDS + start_timeout)) started=0
-  while :; do
-    pid=$(cat "$pidfile" 2>/dev/null || true)
-    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
-      print_tail
-      rm -f "$pidfile"
-      die "broker exited during start-up"
-    fi
-    if ((!started)) && [[ -f $logs/server.log ]]; then
-      local size; size=$(stat -c %s "$logs/server.log")
-      ((size < log_offset)) && log_offset=0 # rotated
-      tail -c "+$((log_offset + 1))" "$logs/server.log" | grep -q 'Kafka Server started' && started=1
-    fi
-    if ((started)) && port_open "$port" && port_open "$sasl_port"; then break; fi
-    if ((SECONDS >= deadline)); then
-      print_tail
-      die "broker not ready after ${start_timeout}s (pid ${pid:-?} left running; use '$0 stop')"
-    fi
-    sleep 0.2
-  done
-  log "running (pid $pid) after $((SECONDS - t0))s: PLAINTEXT $host:$port, SASL_SSL $host:$sasl_port (CA $tls/ca.pem)"
-}
-
-cmd_stop() {
-  lock
-  local pid
-  if ! pid=$(broker_pid); then
-    log "not running"
-    rm -f "$pidfile"
-    return 0
-  fi
-  log "stopping broker (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + stop_timeout))
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((SECONDS >= deadline)); then
-      log "still running after ${stop_timeout}s, killing"
-      kill -KILL "$pid" 2>/dev/null || true
-      while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-      break
-    fi
-    sleep 0.2
-  done
-  rm -f "$pidfile"
-  log "stopped"
-}
-
-cmd_status() {
-  local pid
-  if pid=$(broker_pid); then
-    echo "running (pid $pid)"
-    return 0
-  fi
-  echo "stopped"
-  return 3
+  svc_spawn "$pidfile" "$logs/stdout.log" "$kdir" java "${broker_java_opts[@]}" -cp "$lib/*" kafka.Kafka "$conf"
+  svc_wait broker "$pidfile" "$start_timeout" 0.2 broker_ready
+  log "running (pid $(<"$pidfile")) after $((SECONDS - t0))s: PLAINTEXT $host:$port, SASL_SSL $host:$sasl_port (CA $tls/ca.pem)"
 }
 
 require_broker() {
-  port_open "$port" || die "no broker on $host:$port (run: $0 start)"
+  svc_port_open "$port" || die "no broker on $host:$port (run: $0 start)"
 }
 
 usage() {
@@ -309,8 +200,8 @@ EOF
 
 case ${1:-} in
   start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
+  stop) svc_stop_each broker broker_pid "$pidfile" ;;
+  status) if pid=$(broker_pid); then echo "running (pid $pid)"; else echo "stopped"; exit 3; fi ;;
   topics) shift; require_broker; tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$host:$port" "$@" ;;
   acl | acls) shift; require_broker; tool org.apache.kafka.tools.AclCommand --bootstrap-server "$host:$port" "$@" ;;
   -h | --help | help) usage ;;

@@ -18,23 +18,17 @@
 # $KROW_SERVICES_DIR or <repo>/.services. Starting twice is a no-op; stop stops only this
 # server.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/service.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/service.sh"
+svc_init postgres
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-services=${KROW_SERVICES_DIR:-$root/.services}
-mkdir -p "$services"
-services=$(cd "$services" && pwd)
-pgdir="$services/postgres"
-
-host=127.0.0.1
+pgdir=$svc_dir
 port=${KROW_PG_PORT:-55432}
 admin_password=postgres-secret
 krow_password=krow-pg-secret
 
-log() { printf '[postgres] %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
-
 bindir=
-for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+for d in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r); do
   [[ -x $d/pg_ctl && -x $d/postgres ]] && { bindir=$d; break; }
 done
 
@@ -51,7 +45,6 @@ as_server() { "${as_user[@]}" "$@"; }
 
 # The server's files live in <services>/postgres unless the server's OS user cannot reach
 # that folder (a checkout under /root, say): then in a folder of its own under /var/tmp.
-mkdir -p "$pgdir"
 srv=$pgdir
 if ((EUID == 0)) && ! as_server test -x "$pgdir" 2>/dev/null; then
   srv="/var/tmp/krow-postgres-$(printf '%s' "$pgdir" | sha256sum | cut -c1-12)"
@@ -59,22 +52,13 @@ fi
 data="$srv/data"
 logs="$srv/logs"
 sock="$srv/run"
+svc_logs=("$logs/pg_ctl.log" "$logs/postgres.log")
 
 pg_ctl() { as_server "$bindir/pg_ctl" -D "$data" "$@"; }
 
 admin_psql() { # superuser over TCP: what the tests use too
   PGPASSWORD=$admin_password psql -X -q -v ON_ERROR_STOP=1 -h "$host" -p "$port" -U postgres -d postgres "$@"
 }
-
-lock() { # serialise start/stop between concurrent callers
-  mkdir -p "$pgdir"
-  exec 9>"$pgdir/.lock"
-  command -v flock >/dev/null && flock -w 120 9 || true
-}
-
-port_open() { (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; }
-
-is_running() { [[ -f $data/PG_VERSION ]] && pg_ctl status >/dev/null 2>&1; }
 
 ensure_cluster() {
   [[ -f $data/PG_VERSION ]] && return 0
@@ -133,14 +117,24 @@ EOF
   admin_psql -d krow -c "REVOKE CREATE ON SCHEMA public FROM PUBLIC" >/dev/null
 }
 
+# PostgreSQL keeps its own pid file (postmaster.pid, pid on the first line) and pg_ctl waits
+# for the start (-w) and the stop, so the lib's pid file, spawn and stop are not used. A
+# postmaster killed a moment ago is a zombie until init reaps it; pg_ctl, and a new
+# postmaster checking the lock file, would take it for running.
+is_running() {
+  [[ -f $data/PG_VERSION ]] || return 1
+  svc_wait_reaped "$(head -n 1 "$data/postmaster.pid" 2>/dev/null)"
+  pg_ctl status >/dev/null 2>&1
+}
+
 cmd_start() {
   [[ -n $bindir ]] || die "PostgreSQL server binaries not found under /usr/lib/postgresql (run scripts/setup-deps.sh)"
-  lock
+  svc_lock
   if is_running; then
     log "already running on $host:$port"
     return 0
   fi
-  port_open && die "port $port on $host is already in use by another process (set KROW_PG_PORT)"
+  svc_ports_free "KROW_PG_PORT=$port"
   ensure_cluster
   mkdir -p "$logs" "$sock"
   chown "$run_user" "$logs" "$sock"
@@ -149,8 +143,9 @@ cmd_start() {
   # not inherited.
   if ! setsid "${as_user[@]}" "$bindir/pg_ctl" -D "$data" -l "$logs/postgres.log" -w -t 60 start \
     >"$logs/pg_ctl.log" 2>&1 9>&-; then
-    cat "$logs/pg_ctl.log" >&2
-    tail -n 40 "$logs/postgres.log" >&2 || true
+    svc_tail
+    # Up but not ready within 60s: leave nothing behind, as svc_wait does.
+    { is_running && pg_ctl -m immediate -w stop; } >/dev/null 2>&1 || true
     die "the server did not start"
   fi
   ensure_roles
@@ -158,13 +153,18 @@ cmd_start() {
 }
 
 cmd_stop() {
-  lock
+  svc_lock
   if ! is_running; then
     log "not running"
     return 0
   fi
   log "stopping"
-  pg_ctl -m fast -w -t 60 stop >/dev/null
+  # Fast (TERM: roll back sessions, checkpoint); if that takes over 60s, immediate (QUIT, crash
+  # recovery at the next start): PostgreSQL's own TERM then KILL.
+  if ! pg_ctl -m fast -w -t 60 stop >/dev/null && is_running; then
+    log "still running after 60s, stopping immediately"
+    pg_ctl -m immediate -w -t 60 stop >/dev/null
+  fi
   log "stopped"
 }
 

@@ -24,13 +24,13 @@
 # `java`, /usr/lib/jvm/* is used. nginx is Debian's, installed with apt-get when missing,
 # and run as a private instance (own config, pid and logs); the system service is not touched.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/service.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/service.sh"
+svc_init registry
+svc_lock_wait=180 # a first start fetches Apicurio and maybe a JDK
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tmpl="$root/scripts/registry"
-services=${KROW_SERVICES_DIR:-$root/.services}
-mkdir -p "$services"
-services=$(cd "$services" && pwd)
-rdir="$services/registry"
+rdir=$svc_dir
 app="$rdir/app"
 logs="$rdir/logs"
 tls="$rdir/tls"
@@ -38,22 +38,18 @@ ngx="$rdir/nginx"
 ngx_conf="$ngx/nginx.conf"
 pidfile="$rdir/registry.pid"
 ngx_pidfile="$ngx/nginx.pid"
+svc_logs=("$logs/registry.log" "$ngx/logs/error.log")
 
-host=127.0.0.1
 port=${KROW_REGISTRY_PORT:-8081}
 http_port=${KROW_REGISTRY_HTTP_PORT:-18081}
 mgmt_port=${KROW_REGISTRY_MANAGEMENT_PORT:-18082}
 start_timeout=${KROW_REGISTRY_START_TIMEOUT:-90}
-stop_timeout=30
 version=${KROW_REGISTRY_VERSION:-$(sed -n 's:.*<apicurio.version>\(.*\)</apicurio.version>.*:\1:p' "$tmpl/pom.xml")}
-[[ -n $version ]] || { echo "[registry] no apicurio.version in $tmpl/pom.xml" >&2; exit 1; }
+[[ -n $version ]] || die "no apicurio.version in $tmpl/pom.xml"
 
 # user:password pairs; the first one may write.
 writer_user=registry writer_secret=registry-secret
 reader_user=reader reader_secret=reader-secret
-
-log() { printf '[registry] %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
 
 registry_java_opts=(-Xmx384m -Xms64m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1
   -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true
@@ -212,90 +208,11 @@ write_nginx_conf() {
 
 # --- process bookkeeping ----------------------------------------------------------------
 
-cmdline_of() { # <pid> -> command line joined with spaces, or nothing
-  if [[ -d /proc/$1 ]]; then
-    local args=()
-    mapfile -d '' -t args <"/proc/$1/cmdline" 2>/dev/null || true
-    printf '%s\n' "${args[*]}"
-  else
-    ps -o args= -p "$1" 2>/dev/null || true
-  fi
-}
-
-is_our_registry() { # <pid>
-  local cl; cl=$(cmdline_of "$1")
-  [[ $cl == *"-Dkrow.registry.dir=$rdir "*quarkus-run.jar* ]]
-}
-
-is_our_nginx() { # <pid>; nginx rewrites its title to "nginx: master process <argv>"
-  local cl; cl=$(cmdline_of "$1")
-  [[ $cl == "nginx: master process "*" -c $ngx_conf"* ]]
-}
-
-find_pid() { # <pidfile> <predicate>; prints the pid, scanning /proc if the pid file is lost
-  local pidf=$1 pred=$2 pid
-  if [[ -f $pidf ]]; then
-    pid=$(<"$pidf")
-    if [[ $pid =~ ^[0-9]+$ ]] && "$pred" "$pid"; then echo "$pid"; return 0; fi
-    rm -f "$pidf"
-  fi
-  [[ -d /proc ]] || return 1
-  local f
-  for f in /proc/[0-9]*/cmdline; do
-    pid=${f#/proc/}; pid=${pid%/cmdline}
-    if "$pred" "$pid"; then echo "$pid" >"$pidf"; echo "$pid"; return 0; fi
-  done 2>/dev/null
-  return 1
-}
-
-registry_pid() { find_pid "$pidfile" is_our_registry; }
-nginx_pid() { find_pid "$ngx_pidfile" is_our_nginx; }
-
-children_of() { # <pid> -> pids whose parent is <pid>
-  local f stat rest ppid
-  for f in /proc/[0-9]*/stat; do
-    stat=$(<"$f") || continue
-    rest=${stat##*) } # fields after "pid (comm) ": state ppid ...
-    read -r _ ppid _ <<<"$rest"
-    if [[ $ppid == "$1" ]]; then f=${f#/proc/}; echo "${f%/stat}"; fi
-  done 2>/dev/null
-  return 0
-}
-
-port_open() { # <port>
-  (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null
-}
-
-lock() { # serialise start/stop between concurrent callers
-  mkdir -p "$rdir"
-  exec 9>"$rdir/.lock"
-  if command -v flock >/dev/null; then
-    flock -w 180 9 || log "another start/stop still holds $rdir/.lock after 180s; going on"
-  fi
-}
-
-terminate() { # <name> <pid> [extra pids to reap]; TERM, wait, KILL
-  local name=$1 pid=$2; shift 2
-  local all=("$pid" "$@") p deadline=$((SECONDS + stop_timeout))
-  log "stopping $name (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((SECONDS >= deadline)); then
-      log "$name still running after ${stop_timeout}s, killing"
-      kill -KILL "${all[@]}" 2>/dev/null || true
-      break
-    fi
-    sleep 0.2
-  done
-  # Helpers (nginx workers) normally leave with their master; make sure of it.
-  for p in "${all[@]}"; do
-    deadline=$((SECONDS + 5))
-    while kill -0 "$p" 2>/dev/null; do
-      if ((SECONDS >= deadline)); then kill -KILL "$p" 2>/dev/null || true; fi
-      sleep 0.1
-    done
-  done
-}
+is_our_registry() { [[ $(svc_cmdline "$1") == *"-Dkrow.registry.dir=$rdir "*quarkus-run.jar* ]]; } # <pid>
+# nginx rewrites its title to "nginx: master process <argv>"
+is_our_nginx() { [[ $(svc_cmdline "$1") == "nginx: master process "*" -c $ngx_conf"* ]]; } # <pid>
+registry_pid() { svc_pid "$pidfile" is_our_registry scan; }
+nginx_pid() { svc_pid "$ngx_pidfile" is_our_nginx scan; }
 
 http_code() { # <curl args...> -> HTTP status code ("000" when unreachable)
   curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@" 2>/dev/null || true
@@ -303,22 +220,14 @@ http_code() { # <curl args...> -> HTTP status code ("000" when unreachable)
 
 # --- subcommands ------------------------------------------------------------------------
 
-print_tail() {
-  local f
-  for f in "$logs/registry.log" "$ngx/logs/error.log"; do
-    [[ -s $f ]] || continue
-    log "---- last lines of $f ----"
-    tail -n 40 "$f" >&2
-  done
+registry_ready() {
+  [[ $(http_code "http://$host:$mgmt_port/health/ready") == 200 &&
+    $(http_code "http://$host:$http_port/apis/ccompat/v7/subjects") == 200 ]]
 }
 
 start_registry() { # starts Apicurio unless running; waits until it is ready
-  local pid
-  if pid=$(registry_pid); then return 0; fi
-  local p
-  for p in "$http_port" "$mgmt_port"; do
-    port_open "$p" && die "port $p on $host is already in use by another process"
-  done
+  registry_pid >/dev/null && return 0
+  svc_ports_free "KROW_REGISTRY_HTTP_PORT=$http_port" "KROW_REGISTRY_MANAGEMENT_PORT=$mgmt_port"
   ensure_app
   local java; java=$(find_java)
   mkdir -p "$logs" "$rdir/tmp" "$rdir/cds"
@@ -331,39 +240,21 @@ start_registry() { # starts Apicurio unless running; waits until it is ready
       -Xlog:cds=off -Xlog:cds+dynamic=off)
   fi
   log "starting Apicurio Registry $version with $java (logs in $logs)"
-  # setsid: own session, so the registry survives the caller's terminal/process group;
-  # the inner bash records its own pid and then execs java, so the pid file is exact.
-  # fd 9 (the start/stop lock) must not be inherited.
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  setsid nohup bash -c 'echo $$ >"$1"; cd "$2"; shift 2; exec "$@"' registry-start "$pidfile" "$app" \
-    "$java" "${registry_java_opts[@]}" "${cds[@]}" -jar "$app/quarkus-run.jar" \
-    </dev/null >>"$logs/registry.log" 2>&1 9>&- &
-  disown 2>/dev/null || true
+  svc_spawn "$pidfile" "$logs/registry.log" "$app" \
+    "$java" "${registry_java_opts[@]}" "${cds[@]}" -jar "$app/quarkus-run.jar"
+  svc_wait registry "$pidfile" "$start_timeout" 0.25 registry_ready
+}
 
-  local deadline=$((SECONDS + start_timeout))
-  while :; do
-    pid=$(cat "$pidfile" 2>/dev/null || true)
-    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
-      print_tail
-      rm -f "$pidfile"
-      die "registry exited during start-up"
-    fi
-    if [[ -n $pid && $(http_code "http://$host:$mgmt_port/health/ready") == 200 &&
-      $(http_code "http://$host:$http_port/apis/ccompat/v7/subjects") == 200 ]]; then
-      break
-    fi
-    if ((SECONDS >= deadline)); then
-      print_tail
-      die "registry not ready after ${start_timeout}s (pid ${pid:-?} left running; use '$0 stop')"
-    fi
-    sleep 0.25
-  done
+nginx_ready() {
+  local code
+  code=$(http_code --cacert "$tls/ca.pem" -u "$writer_user:$writer_secret" "https://$host:$port/subjects")
+  svc_not_ready="not answering on https://$host:$port, last HTTP status $code"
+  [[ $code == 200 ]]
 }
 
 start_nginx() {
-  local pid
-  if pid=$(nginx_pid); then return 0; fi
-  port_open "$port" && die "port $port on $host is already in use by another process"
+  nginx_pid >/dev/null && return 0
+  svc_ports_free "KROW_REGISTRY_PORT=$port"
   ensure_nginx
   ensure_tls
   write_nginx_conf
@@ -373,31 +264,12 @@ start_nginx() {
     die "nginx rejected $ngx_conf"
   }
   log "starting nginx (HTTPS $host:$port, logs in $ngx/logs)"
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  setsid nohup bash -c 'echo $$ >"$1"; shift; exec "$@"' nginx-start "$ngx_pidfile" \
-    "$bin" -p "$ngx" -e "$ngx/logs/error.log" -c "$ngx_conf" \
-    </dev/null >>"$ngx/logs/stdout.log" 2>&1 9>&- &
-  disown 2>/dev/null || true
-  local deadline=$((SECONDS + 20)) code
-  while :; do
-    pid=$(cat "$ngx_pidfile" 2>/dev/null || true)
-    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
-      print_tail
-      rm -f "$ngx_pidfile"
-      die "nginx exited during start-up"
-    fi
-    code=$(http_code --cacert "$tls/ca.pem" -u "$writer_user:$writer_secret" "https://$host:$port/subjects")
-    [[ $code == 200 ]] && break
-    if ((SECONDS >= deadline)); then
-      print_tail
-      die "nginx not answering on https://$host:$port (last HTTP status $code)"
-    fi
-    sleep 0.1
-  done
+  svc_spawn "$ngx_pidfile" "$ngx/logs/stdout.log" "$ngx" "$bin" -p "$ngx" -e "$ngx/logs/error.log" -c "$ngx_conf"
+  svc_wait nginx "$ngx_pidfile" 20 0.1 nginx_ready
 }
 
 cmd_start() {
-  lock
+  svc_lock
   local rpid npid
   if rpid=$(registry_pid) && npid=$(nginx_pid); then
     log "already running (registry pid $rpid, nginx pid $npid): https://$host:$port (CA $tls/ca.pem)"
@@ -405,31 +277,13 @@ cmd_start() {
   fi
   command -v curl >/dev/null || die "curl not found"
   local t0=$SECONDS
-  mkdir -p "$rdir" "$logs"
+  mkdir -p "$logs"
   start_registry
   start_nginx
   rpid=$(registry_pid) npid=$(nginx_pid)
   log "running after $((SECONDS - t0))s (registry pid $rpid, nginx pid $npid): https://$host:$port" \
     "(users $writer_user/$writer_secret, $reader_user/$reader_secret; CA $tls/ca.pem);" \
     "plain http://$host:$http_port/apis/ccompat/v7"
-}
-
-cmd_stop() {
-  lock
-  local pid any=0
-  if pid=$(nginx_pid); then
-    any=1
-    local workers; workers=$(children_of "$pid" | tr '\n' ' ')
-    # shellcheck disable=SC2086 # word splitting wanted
-    terminate nginx "$pid" $workers
-  fi
-  rm -f "$ngx_pidfile"
-  if pid=$(registry_pid); then
-    any=1
-    terminate registry "$pid"
-  fi
-  rm -f "$pidfile"
-  if ((any)); then log "stopped"; else log "not running"; fi
 }
 
 cmd_status() {
@@ -456,7 +310,9 @@ EOF
 
 case ${1:-} in
   start) cmd_start ;;
-  stop) cmd_stop ;;
+  # nginx first: clients then see the front go away (connection refused), never 502s from a
+  # front whose registry is gone.
+  stop) svc_stop_each nginx nginx_pid "$ngx_pidfile" registry registry_pid "$pidfile" ;;
   status) cmd_status ;;
   url) echo "https://$host:$port" ;;
   -h | --help | help) usage ;;

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts that need the local services: `start_services kafka registry postgres`
 # starts those that are not running, and stops exactly those on exit.
 started_services=()
