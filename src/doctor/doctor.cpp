@@ -104,7 +104,8 @@ class NoState final : public Warehouse {
   }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
-  void create_table(const std::string&, const std::string&, const std::string&, const TableSettings&) override {
+  void create_table(const std::string&, const std::string&, const std::string&,
+                    const TableSettings&, Creation) override {
     refuse();
   }
   void commit(const std::string&, RowBatch&, const std::vector<PositionMove>&, WriteMode) override {

@@ -25,7 +25,8 @@ struct TableTally {
   int64_t bytes = 0;
   int64_t decode_errors = 0;
   int64_t tombstones = 0;
-  bool created = false;  // its table exists: the run created or found it before reading
+  // create_table() took it before reading: the table exists, or (staged) the publish makes it.
+  bool created = false;
   std::string error;  // set when the table stopped
   std::vector<Gap> gaps;  // offsets that went away while the run read them
 };

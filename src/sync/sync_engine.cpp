@@ -60,6 +60,8 @@ class SyncRun : PartitionReader::Handler {
  private:
   // Connects, checks the cluster, plans, and creates the tables.
   void prepare(kafka::Client& client);
+  // create_table() of one table; a table it refuses (fatal_table) stops with its error.
+  void create_table(size_t index, Warehouse::Creation creation);
   // What each selected partition reads in this run, and from where.
   std::vector<ReadStart> read_starts();
   void read_all(kafka::Client& admin, Progress& progress);
@@ -206,33 +208,53 @@ void SyncRun::prepare(kafka::Client& client) {
     if (!tp.error.empty()) {
       t.error = tp.error;
       result_.errors.push_back(tp.error);
-      continue;
     }
-    try {
-      warehouse_->create_table(manifest_.name, tp.topic, tp.table, tp.settings);
-    } catch (const Error& e) {
-      if (e.error_class() != ErrorClass::fatal_table) throw;
-      t.error = e.what();
-      result_.errors.push_back(e.what());
-      continue;
-    }
-    t.created = true;
-    std::shared_ptr<const rows::TypedLayout> typed;
-    if (!tp.settings.typed_columns.empty())
-      typed = std::make_shared<const rows::TypedLayout>(rows::TypedLayout{tp.settings.typed_columns, tp.typed_sql_types});
-    slots_.back() = batch_->table_slot(tp.table, tp.topic, tp.topic_id, std::move(typed));
   }
+  // A table whose rows the run replaces is always staged, and then the whole run is; so those
+  // are created (or rather, left to the publish) first.
+  auto replaces = [&](const TableTally& t) {
+    return resyncs_or_syncs(*t.plan) && t.plan->settings.replaces(options_.full_resync);
+  };
+  for (size_t i = 0; i < tables_.size(); ++i)
+    if (tables_[i].error.empty() && replaces(tables_[i]))
+      create_table(i, Warehouse::Creation::at_publish);
+  staged_ = manifest_.quality.publish == PublishMode::staged ||
+            std::any_of(tables_.begin(), tables_.end(),
+                        [&](const TableTally& t) { return t.created && replaces(t); });
+  // A staged run leaves the tables it would be the first to fill to its publish, so that one
+  // that publishes nothing (a gate failed, it was killed) leaves the warehouse as it found it.
+  for (size_t i = 0; i < tables_.size(); ++i)
+    if (tables_[i].error.empty() && !tables_[i].created)
+      create_table(i, staged() && resyncs_or_syncs(*tables_[i].plan)
+                          ? Warehouse::Creation::at_publish
+                          : Warehouse::Creation::now);
   std::vector<TableFacts> names;
   for (const auto& tp : plan_.topics) names.push_back({.table = tp.table, .topic = tp.topic});
   if (const auto problem = check_gate_tables(manifest_.quality, names); !problem.empty())
     throw Error(ErrorClass::config, problem);
-  staged_ = manifest_.quality.publish == PublishMode::staged;
-  for (const auto& t : tables_)
-    staged_ |= t.created && resyncs_or_syncs(*t.plan) && t.plan->settings.replaces(options_.full_resync);
   if (!staged()) return;
   for (const auto& t : tables_)
     if (t.created && resyncs_or_syncs(*t.plan)) staged_tables_.push_back(t.plan->table);
   warehouse_->begin_staging(manifest_.name, staged_tables_);
+}
+
+void SyncRun::create_table(size_t index, Warehouse::Creation creation) {
+  TableTally& t = tables_[index];
+  const TopicPlan& tp = *t.plan;
+  try {
+    warehouse_->create_table(manifest_.name, tp.topic, tp.table, tp.settings, creation);
+  } catch (const Error& e) {
+    if (e.error_class() != ErrorClass::fatal_table) throw;
+    t.error = e.what();
+    result_.errors.push_back(e.what());
+    return;
+  }
+  t.created = true;
+  std::shared_ptr<const rows::TypedLayout> typed;
+  if (!tp.settings.typed_columns.empty())
+    typed = std::make_shared<const rows::TypedLayout>(
+        rows::TypedLayout{tp.settings.typed_columns, tp.typed_sql_types});
+  slots_[index] = batch_->table_slot(tp.table, tp.topic, tp.topic_id, std::move(typed));
 }
 
 void SyncRun::check_only_tables() const {

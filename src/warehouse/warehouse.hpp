@@ -96,6 +96,12 @@ class Warehouse {
   // Every topic → table mapping in the warehouse schema, of every sync.
   virtual std::vector<TableMapping> tables() = 0;
 
+  // When create_table() makes a table that does not exist yet.
+  enum class Creation {
+    now,         // at once, with the warehouse schema when that is missing too
+    at_publish,  // staged runs: publish() makes it, and the schema, with the rows it publishes
+  };
+
   // Creates the table of a topic (if missing) and records the mapping. Idempotent. Throws
   // fatal_table when a table of that name exists without krow's columns. An existing table
   // with typed columns gets `settings.changes` (evolution_sql) and must then have exactly
@@ -105,8 +111,13 @@ class Warehouse {
   // table of the same name left. `settings` say how
   // later writes meet the table's rows (commit() and publish() follow them): the adapter
   // keeps them for this object's life, and may create what its strategy needs (an index).
-  virtual void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
-                            const TableSettings& settings) = 0;
+  // Creation::at_publish leaves a missing table (its schema, index, mapping and bindings too)
+  // to publish(), so that a staged run that publishes nothing leaves no trace of it in the
+  // warehouse schema; until then count_rows() finds no row in it, and begin_staging() makes
+  // its staging table from the planned columns.
+  virtual void create_table(const std::string& sync_id, const std::string& topic,
+                            const std::string& table, const TableSettings& settings,
+                            Creation creation) = 0;
 
   // How a batch's rows meet the rows already stored.
   enum class WriteMode {
@@ -147,9 +158,10 @@ class Warehouse {
   // unknown): its rows replace their earlier copy. Throws as commit() does.
   virtual void stage(const std::string& sync_id, RowBatch& batch, bool again) = 0;
 
-  // In one transaction: moves the staged rows into `tables` (appending, or replacing rows with
-  // the same id in merge mode), drops the staging tables, and moves the positions, fenced as
-  // in commit(). Throws as commit() does.
+  // In one transaction: creates what create_table() left to it (Creation::at_publish), moves
+  // the staged rows into `tables` (appending, or replacing rows with the same id in merge
+  // mode), drops the staging tables, and moves the positions, fenced as in commit(). An engine
+  // whose transactions take no DDL creates the tables just before it. Throws as commit() does.
   virtual void publish(const std::string& sync_id, const std::vector<std::string>& tables,
                        const std::vector<PositionMove>& moves, WriteMode mode) = 0;
 

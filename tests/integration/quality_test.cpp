@@ -273,6 +273,69 @@ TEST_P(Quality, AGateNamingNoTableOfTheSyncIsRefusedBeforeReading) {
   EXPECT_TRUE(positions(topic).empty());
 }
 
+// A staged first sync that publishes nothing leaves the warehouse as it found it: no table,
+// not even the schema (BigQuery: dataset) the tables would go in, and no table name recorded.
+// That holds for a table staged because of its strategy (full_refresh) in a per_batch run
+// too, and for a run killed right before it publishes. The run that passes creates them.
+TEST_P(Quality, AStagedFirstSyncThatPublishesNothingCreatesNoTableAndNoSchema) {
+  const auto topic = make_topic("q-first", 2);
+  const auto refreshed = make_topic("q-first-refresh", 1);
+  fill(topic, {10, 10});
+  fill(refreshed, {5});
+  const std::string refresh_rule = "tables:\n  \"" + refreshed + "\": {strategy: full_refresh}\n";
+  auto nothing_created = [&](const char* after) {
+    EXPECT_FALSE(probe().has_table(table_of(topic))) << after;
+    EXPECT_FALSE(probe().has_table(table_of(refreshed))) << after;
+    EXPECT_FALSE(probe().has_schema()) << after;
+    EXPECT_TRUE(probe().tables().empty()) << after;
+    EXPECT_TRUE(probe().positions().empty()) << after;
+  };
+
+  const auto blocked = write_manifest(
+      {topic, refreshed},
+      gates("staged", "    - {id: huge, type: min_rows, min: 1000}\n") + refresh_rule,
+      "blocked.yaml");
+  const auto r = krow({"sync", blocked});
+  EXPECT_EQ(r.exit_code, kExitGateFailed) << r.out << r.err;
+  EXPECT_EQ(outcome_of_last_run(), std::make_pair(std::string("gate_failed"), false));
+  nothing_created("a staged run blocked by its gate");
+
+  // publish: per_batch, but the full_refresh table makes the run stage: blocked all the same.
+  const auto per_batch = write_manifest(
+      {refreshed},
+      gates("per_batch", "    - {id: huge, type: min_rows, min: 1000}\n") + refresh_rule,
+      "per_batch.yaml");
+  const auto p = krow({"sync", per_batch});
+  EXPECT_EQ(p.exit_code, kExitGateFailed) << p.out << p.err;
+  EXPECT_EQ(outcome_of_last_run(), std::make_pair(std::string("gate_failed"), false));
+  nothing_created("a full_refresh run blocked by its gate");
+
+  const auto passing = write_manifest(
+      {topic, refreshed},
+      gates("staged", "    - {id: rows_match, type: row_count_reconciliation}\n") + refresh_rule,
+      "passing.yaml");
+  // krow stops itself with SIGSTOP right before publishing.
+  set_env("KROW_TEST_STOP_BEFORE_PUBLISH", "1");
+  const pid_t pid = start_krow({"sync", passing});
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+  ASSERT_TRUE(WIFSTOPPED(status)) << "krow ended instead of stopping before the publish";
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  set_env("KROW_TEST_STOP_BEFORE_PUBLISH", "0");
+  nothing_created("a staged run killed before publishing");
+
+  const auto ok = krow({"sync", passing});
+  ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_TRUE(probe().has_schema());
+  EXPECT_EQ(probe().tables().size(), 2u);
+  EXPECT_EQ(probe().count(table_of(topic)), 20);
+  EXPECT_EQ(probe().count(table_of(refreshed)), 5);
+  EXPECT_EQ(differences(probe().rows(table_of(topic)), consume_all(bootstrap_, topic)), 0u);
+  EXPECT_EQ(differences(probe().rows(table_of(refreshed)), consume_all(bootstrap_, refreshed)), 0u);
+  EXPECT_EQ(positions(topic), (std::map<int32_t, int64_t>{{0, 10}, {1, 10}}));
+}
+
 TEST_P(Quality, PlanAsMarkdownIsAReviewDocument) {
   const auto topic = make_topic("q-plan", 2);
   fill(topic, {4, 6});

@@ -387,6 +387,57 @@ TEST_P(TypedColumns, StrategiesStagedPublishAndFullResyncKeepTypedColumns) {
   expect_typed_values(table_of(staged));
 }
 
+// A staged first run blocked by its gate creates neither its typed tables nor the schema; the
+// run that passes creates them with the planned columns (and, latest_by_key, the key's
+// index) in the transaction that publishes their rows.
+TEST_P(TypedColumns, AStagedFirstRunBlockedByItsGateCreatesNoTypedTable) {
+  const auto inferred = make_topic("typed-staged-infer");
+  const auto latest = make_topic("typed-staged-latest");
+  Producer p(bootstrap_);
+  for (const auto& topic : {inferred, latest}) {
+    p.send(topic, Record{"k1", R"({"n": 1, "s": "a"})"});
+    p.send(topic, Record{"k2", R"({"n": 2, "s": "b"})"});
+    p.send(topic, Record{"k1", R"({"n": 3, "s": "c"})"});
+  }
+  p.flush();
+  const std::string rules = "tables:\n  \"" + inferred + "\": {columns: infer}\n  \"" + latest +
+                            "\": {strategy: latest_by_key, columns: infer}\n";
+  const auto blocked = write_manifest(
+      {inferred, latest},
+      rules +
+          "quality:\n  publish: staged\n  gates:\n    - {id: huge, type: min_rows, min: 1000}\n",
+      "blocked.yaml");
+  const auto r = krow({"sync", blocked});
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_FALSE(probe().has_table(table_of(inferred)));
+  EXPECT_FALSE(probe().has_table(table_of(latest)));
+  EXPECT_FALSE(probe().has_schema());
+  EXPECT_TRUE(probe().positions().empty());
+
+  const auto passing = write_manifest(
+      {inferred, latest},
+      rules + "quality:\n  publish: staged\n  gates:\n    - {id: some, type: min_rows, min: 3}\n",
+      "passing.yaml");
+  sync_ok(passing);
+  for (const auto& topic : {inferred, latest}) {
+    EXPECT_EQ(column_type(table_of(topic), "n"), type("BIGINT", "bigint")) << topic;
+    EXPECT_EQ(column_type(table_of(topic), "s"), type("VARCHAR", "text")) << topic;
+  }
+  EXPECT_EQ(rows_of("SELECT CAST(n AS VARCHAR), s FROM " + target(table_of(inferred)) +
+                    " ORDER BY kafka_offset"),
+            (Rows{{"1", "a"}, {"2", "b"}, {"3", "c"}}));
+  EXPECT_EQ(rows_of("SELECT CAST(n AS VARCHAR), s FROM " + target(table_of(latest)) +
+                    " ORDER BY kafka_offset"),
+            (Rows{{"2", "b"}, {"3", "c"}}));
+  // The next batches go through the same typed columns.
+  p.send(latest, Record{"k2", R"({"n": 4, "s": "d"})"});
+  p.flush();
+  sync_ok(write_manifest({inferred, latest}, rules + "quality:\n  publish: staged\n", "next.yaml"));
+  EXPECT_EQ(rows_of("SELECT CAST(n AS VARCHAR), s FROM " + target(table_of(latest)) +
+                    " ORDER BY kafka_offset"),
+            (Rows{{"3", "c"}, {"4", "d"}}));
+}
+
 void TypedColumns::evolve(const std::string& format, const std::string& name_type, const std::string& variant_42,
                           const std::string& variant_minus_1, const Cell& note_of_4) {
   const auto topic = unique_name("typed-" + format + "-evolve");

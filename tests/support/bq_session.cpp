@@ -144,6 +144,12 @@ std::string BqSession::table_json(const std::string& dataset, const std::string&
   return body;
 }
 
+bool BqSession::has_dataset(const std::string& dataset) {
+  std::string body;
+  return http("GET", endpoint_ + "/bigquery/v2/projects/" + project_ + "/datasets/" + dataset, "",
+              body) == 200;
+}
+
 bool BqSession::has_table(const std::string& dataset, const std::string& table) {
   std::string body;
   return http("GET", endpoint_ + "/bigquery/v2/projects/" + project_ + "/datasets/" + dataset + "/tables/" + table, "",

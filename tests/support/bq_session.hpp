@@ -24,6 +24,8 @@ class BqSession {
   void create_dataset(const std::string& dataset);
   // The table resource (tables.get) of dataset.table, as JSON text.
   std::string table_json(const std::string& dataset, const std::string& table);
+  // Whether the dataset exists.
+  bool has_dataset(const std::string& dataset);
   // Whether dataset.table exists.
   bool has_table(const std::string& dataset, const std::string& table);
 

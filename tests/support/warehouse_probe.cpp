@@ -79,6 +79,11 @@ class DuckDBProbe : public Probe {
   DuckDBProbe(std::string path, std::string schema) : path_(std::move(path)), schema_(std::move(schema)) {}
   std::string engine() const override { return "duckdb"; }
 
+  bool has_schema() override {
+    return std::filesystem::exists(path_) &&
+           scalar(path_, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = " +
+                             literal(schema_)) != "0";
+  }
   bool has_table(const std::string& table) override { return exists(schema_, table); }
   std::vector<StoredRow> rows(const std::string& table) override {
     std::vector<StoredRow> out;
@@ -144,6 +149,9 @@ class PostgresProbe : public Probe {
   PostgresProbe(const std::string& conninfo, std::string schema) : db_(conninfo), schema_(std::move(schema)) {}
   std::string engine() const override { return "postgres"; }
 
+  bool has_schema() override {
+    return db_.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = $1", {schema_}) != "0";
+  }
   bool has_table(const std::string& table) override { return exists(target(table)); }
   std::vector<StoredRow> rows(const std::string& table) override {
     std::vector<StoredRow> out;
@@ -235,6 +243,7 @@ class BigQueryProbe : public Probe {
       : bq_(endpoint, project), project_(project), dataset_(std::move(dataset)) {}
   std::string engine() const override { return "bigquery"; }
 
+  bool has_schema() override { return bq_.has_dataset(dataset_); }
   bool has_table(const std::string& table) override { return bq_.has_table(dataset_, table); }
   std::vector<StoredRow> rows(const std::string& table) override {
     std::vector<StoredRow> out;

@@ -55,6 +55,8 @@ class Probe {
   virtual ~Probe() = default;
   virtual std::string engine() const = 0;
 
+  // Whether the probe's warehouse schema (BigQuery: dataset) exists.
+  virtual bool has_schema() = 0;
   // Row tables, in the probe's warehouse schema. A table that does not exist has no rows.
   virtual bool has_table(const std::string& table) = 0;
   // Every row, by partition and offset.

@@ -42,7 +42,8 @@ class MemoryWarehouse : public Warehouse {
     return out;
   }
   std::vector<TableMapping> tables() override { return {}; }
-  void create_table(const std::string&, const std::string&, const std::string&, const TableSettings&) override {}
+  void create_table(const std::string&, const std::string&, const std::string&,
+                    const TableSettings&, Creation) override {}
   void commit(const std::string&, RowBatch& batch, const std::vector<PositionMove>& moves, WriteMode) override {
     transact(moves, [&] { rows += static_cast<int64_t>(batch.row_count()); });
   }

@@ -41,7 +41,7 @@ class DuckDBWrite : public ::testing::Test {
     settings->path = path(name);
     config.settings = settings;
     auto w = std::make_unique<DuckDBWarehouse>(config, "test", OpenMode::write);
-    w->create_table("test", "orders", "orders", {});
+    w->create_table("test", "orders", "orders", {}, Warehouse::Creation::now);
     return w;
   }
 

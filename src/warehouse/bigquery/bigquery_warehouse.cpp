@@ -187,8 +187,8 @@ BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::s
   state_dataset_ = "_krow_" + location_suffix(location_);
   load_dataset_ = "_krow_loads_" + location_suffix(location_);
   holder_ = this_host() + "/" + std::to_string(getpid()) + "/" + std::to_string(std::random_device{}());
+  dataset_exists_ = found.has_value();  // otherwise made with the first table (create_new_table)
   if (mode_ == OpenMode::write) {
-    if (!found) client_->create_dataset(config_.schema, location_);  // the row tables' dataset, found just above
     create_state();
     has_state_ = true;
     take_lease();
@@ -320,8 +320,9 @@ std::vector<TableMapping> BigQueryWarehouse::tables() {
   return out;
 }
 
-void BigQueryWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
-                                     const TableSettings& settings) {
+void BigQueryWarehouse::create_table(const std::string& sync_id, const std::string& topic,
+                                     const std::string& table, const TableSettings& settings,
+                                     Creation creation) {
   const std::string name = config_.schema + "." + table;
   if (settings.strategy == Strategy::latest_by_key)
     throw Error(ErrorClass::fatal_table, "table " + name + " has strategy: latest_by_key, which krow writes to DuckDB "
@@ -333,25 +334,46 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
                                          "entry in the manifest's tables: to sync it into BigQuery (the value stays "
                                          "queryable as JSON)");
   strategies_.set(table, settings);
-  if (!typed_columns(table)) {  // throws when a table of that name lacks krow's columns
-    bigquery::TableLayout layout{row_fields()};
-    if (settings_.partition_by != "none") {
-      layout.partition_field = "kafka_timestamp";
-      for (char c : settings_.partition_by) layout.partition_type += static_cast<char>(std::toupper(c));
-    }
-    layout.cluster_by = settings_.cluster_by;
-    client_->create_table(config_.schema, table, layout);
+  // typed_columns() throws when a table of that name lacks krow's columns.
+  const bool missing = !typed_columns(table);
+  if (missing && creation == Creation::at_publish) {
+    unpublished_[table] = topic;
+    return;
   }
+  unpublished_.erase(table);
+  if (missing) create_new_table(table);
   auto p = params();
   p[0].value = sync_id;
   p.push_back({"topic", "STRING", topic});
   p.push_back({"table_name", "STRING", table});
-  const auto names = state_table("tables");
-  client_->query("INSERT INTO " + names + " (sync_id, topic, warehouse_schema, table_name, created_at) "
-                 "SELECT @sync_id, @topic, @schema, @table_name, CURRENT_TIMESTAMP() FROM UNNEST([1]) "
-                 "WHERE NOT EXISTS (SELECT 1 FROM " + names + " WHERE warehouse_schema = @schema AND table_name = "
-                 "@table_name)",
+  client_->query("INSERT INTO " + state_table("tables") +
+                     " (sync_id, topic, warehouse_schema, table_name, created_at) " +
+                     record_name_select("@sync_id", "@topic", "@table_name"),
                  p, location_, "recording a table name");
+}
+
+void BigQueryWarehouse::create_new_table(const std::string& table) {
+  if (!dataset_exists_) {
+    client_->create_dataset(config_.schema, location_);  // an existing one is fine
+    dataset_exists_ = true;
+  }
+  bigquery::TableLayout layout{row_fields()};
+  if (settings_.partition_by != "none") {
+    layout.partition_field = "kafka_timestamp";
+    for (char c : settings_.partition_by)
+      layout.partition_type += static_cast<char>(std::toupper(c));
+  }
+  layout.cluster_by = settings_.cluster_by;
+  client_->create_table(config_.schema, table, layout);  // one made by an earlier attempt is fine
+}
+
+std::string BigQueryWarehouse::record_name_select(const std::string& sync_id,
+                                                  const std::string& topic,
+                                                  const std::string& table) const {
+  return "SELECT " + sync_id + ", " + topic + ", " + literal(config_.schema) + ", " + table +
+         ", CURRENT_TIMESTAMP() FROM UNNEST([1]) WHERE NOT EXISTS (SELECT 1 FROM " +
+         state_table("tables") + " WHERE warehouse_schema = " + literal(config_.schema) +
+         " AND table_name = " + table + ")";
 }
 
 std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& batch) {
@@ -540,6 +562,14 @@ void BigQueryWarehouse::publish(const std::string& sync_id, const std::vector<st
                                 const std::vector<PositionMove>& moves, WriteMode mode) {
   std::string sql = fence_and_move(moves);
   for (const auto& t : tables) {
+    // A table this run is the first to fill is made just before the transaction, which cannot
+    // hold DDL: a run killed in between leaves it empty (the next run fills it).
+    if (const auto it = unpublished_.find(t); it != unpublished_.end()) {
+      create_new_table(t);
+      sql += "INSERT INTO " + state_table("tables") +
+             " (sync_id, topic, warehouse_schema, table_name, created_at) " +
+             record_name_select(literal(sync_id_), literal(it->second), literal(t)) + ";\n";
+    }
     const auto target = row_table(t);
     const auto staged = load_table(staging(sync_id, t));
     if (strategies_.of(t).replaces(mode == WriteMode::merge)) sql += "DELETE FROM " + target + " WHERE TRUE;\n";
@@ -548,6 +578,7 @@ void BigQueryWarehouse::publish(const std::string& sync_id, const std::vector<st
     sql += "INSERT INTO " + target + " (" + column_list() + ") SELECT " + column_list() + " FROM " + staged + ";\n";
   }
   transaction(sql, "publishing the staged rows");
+  for (const auto& t : tables) unpublished_.erase(t);
   // DDL cannot be part of a transaction: the staging tables go after it (or expire).
   discard_staged(sync_id, tables);
 }
@@ -558,6 +589,7 @@ void BigQueryWarehouse::discard_staged(const std::string& sync_id, const std::ve
 
 RowCount BigQueryWarehouse::count_rows(const std::string& sync_id, const std::string& table, bool staged,
                                        const std::vector<OffsetRange>& ranges) {
+  if (!staged && unpublished_.count(table)) return {};  // publish() creates it
   std::string sql = "SELECT COUNT(*), UNIX_MILLIS(MAX(t.kafka_timestamp)) FROM " +
                     (staged ? load_table(staging(sync_id, table)) : row_table(table)) + " AS t";
   if (!ranges.empty()) {

@@ -24,6 +24,7 @@
 // range) is stored as its text in a JSON string, with value_format `string` and a note in
 // the row's decode_error, rather than failing the batch.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,7 +51,7 @@ class BigQueryWarehouse : public Warehouse {
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
-                    const TableSettings& settings) override;
+                    const TableSettings& settings, Creation creation) override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
               WriteMode mode) override;
   void begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) override;
@@ -69,6 +70,12 @@ class BigQueryWarehouse : public Warehouse {
     std::string table;  // its load table, in the load dataset
   };
   void create_state();
+  // Creates a row table (and the row tables' dataset when missing); one that exists is fine.
+  void create_new_table(const std::string& table);
+  // A SELECT that gives the `tables` row of (sync_id, topic, table), three SQL expressions,
+  // unless the dataset's table of that name is recorded already.
+  std::string record_name_select(const std::string& sync_id, const std::string& topic,
+                                 const std::string& table) const;
   void take_lease();
   void release_lease();
   // Loads each table's rows of `batch` into a load table of its own.
@@ -97,9 +104,12 @@ class BigQueryWarehouse : public Warehouse {
   std::string load_dataset_;   // _krow_loads_<location>
   std::string holder_;         // this process's lease holder ID
   bool has_state_ = false;
+  bool dataset_exists_ = false;  // the row tables' dataset
   bool leased_ = false;
   uint64_t loads_ = 0;         // load tables made by this object, for unique names
   TableSettingsByName strategies_;
+  // Tables create_table() left to publish() (Creation::at_publish), with their topics.
+  std::map<std::string, std::string> unpublished_;
 };
 
 }  // namespace krow

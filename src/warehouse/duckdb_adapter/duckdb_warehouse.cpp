@@ -330,7 +330,7 @@ void DuckDBWarehouse::transaction(const char* what, Body&& body) {
 }
 
 void DuckDBWarehouse::create_state() {
-  exec("CREATE SCHEMA IF NOT EXISTS " + quote(config_.schema), "creating the warehouse schema");
+  // The warehouse schema comes with its first table (create_new_table).
   exec(std::string("CREATE SCHEMA IF NOT EXISTS ") + kStateSchema, "creating krow's state schema");
   exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
            ".positions (sync_id VARCHAR NOT NULL, topic VARCHAR NOT NULL, topic_id VARCHAR NOT NULL, "
@@ -498,10 +498,15 @@ DuckDBWarehouse::TypedTable DuckDBWarehouse::reconcile_typed(const std::string& 
   const auto problem = typed_columns_mismatch(*this, config_.schema + "." + table,
                                               typed_columns(table).value_or(std::vector<columns::TableColumn>{}), want);
   if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
+  return planned_typed(settings);
+}
+
+DuckDBWarehouse::TypedTable DuckDBWarehouse::planned_typed(const TableSettings& settings) const {
   TypedTable out;
-  out.count = want.size();
+  out.count = settings.typed_columns.size();
   out.definitions = rows::column_definitions(duckdb_type);
-  for (const auto& c : want) out.definitions += ", " + quote(c.name) + " " + column_sql_type(c);
+  for (const auto& c : settings.typed_columns)
+    out.definitions += ", " + quote(c.name) + " " + column_sql_type(c);
   return out;
 }
 
@@ -515,29 +520,51 @@ std::string DuckDBWarehouse::definitions_of(const std::string& table) const {
   return typed ? typed->definitions : rows::column_definitions(duckdb_type);
 }
 
-void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
-                                   const TableSettings& settings) {
+void DuckDBWarehouse::create_new_table(const std::string& sync_id, const std::string& topic,
+                                       const std::string& table, const TableSettings& settings) {
+  exec("CREATE SCHEMA IF NOT EXISTS " + quote(config_.schema), "creating the warehouse schema");
+  exec("CREATE TABLE " + quote(config_.schema) + "." + quote(table) + " (" +
+           planned_typed(settings).definitions + ")",
+       "creating a table");
+  record_bindings(table, settings.typed_columns, /*created=*/true);
+  record_table_name(sync_id, topic, table);
+}
+
+void DuckDBWarehouse::record_table_name(const std::string& sync_id, const std::string& topic,
+                                        const std::string& table) {
+  duck::Prepared p(conn_,
+                   "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
+                   "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
+  duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
+  duckdb_bind_varchar(p.get(), 2, topic.c_str());
+  duckdb_bind_varchar(p.get(), 3, config_.schema.c_str());
+  duckdb_bind_varchar(p.get(), 4, table.c_str());
+  duckdb_bind_varchar(p.get(), 5, config_.schema.c_str());
+  duckdb_bind_varchar(p.get(), 6, table.c_str());
+  duck::Result r;
+  p.run(r, "recording a table name");
+}
+
+void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string& topic,
+                                   const std::string& table, const TableSettings& settings,
+                                   Creation creation) {
   strategies_.set(table, settings);
   transaction("creating a table", [&] {
-    const bool created = !typed_columns(table);
-    if (created) {
-      std::string definitions = rows::column_definitions(duckdb_type);
-      for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
-      exec("CREATE TABLE " + quote(config_.schema) + "." + quote(table) + " (" + definitions + ")", "creating a table");
+    const bool missing = !typed_columns(table);
+    if (missing && creation == Creation::at_publish) {
+      // Nothing to reconcile yet: the table will have exactly the planned columns.
+      typed_[table] = planned_typed(settings);
+      unpublished_[table] = topic;
+      return;
     }
-    typed_[table] = reconcile_typed(table, settings, created);
-    record_bindings(table, settings.typed_columns, created);
-    duck::Prepared p(conn_,
-                     "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
-                     "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
-    duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
-    duckdb_bind_varchar(p.get(), 2, topic.c_str());
-    duckdb_bind_varchar(p.get(), 3, config_.schema.c_str());
-    duckdb_bind_varchar(p.get(), 4, table.c_str());
-    duckdb_bind_varchar(p.get(), 5, config_.schema.c_str());
-    duckdb_bind_varchar(p.get(), 6, table.c_str());
-    duck::Result r;
-    p.run(r, "recording a table name");
+    unpublished_.erase(table);
+    // An existing table's name is recorded too: one made by hand, or before names were.
+    if (missing)
+      create_new_table(sync_id, topic, table, settings);
+    else
+      record_table_name(sync_id, topic, table);
+    typed_[table] = reconcile_typed(table, settings, missing);
+    if (!missing) record_bindings(table, settings.typed_columns, /*created=*/false);
   });
 }
 
@@ -769,6 +796,9 @@ void DuckDBWarehouse::publish(const std::string& sync_id, const std::vector<std:
     // Positions first: a run whose positions moved under it publishes nothing.
     for (const auto& m : moves) move_position(sync_id, m);
     for (const auto& t : tables) {
+      // A table this run is the first to fill comes into being with its first rows.
+      if (const auto it = unpublished_.find(t); it != unpublished_.end())
+        create_new_table(sync_id, it->second, t, strategies_.of(t));
       const auto target = quote(config_.schema) + "." + quote(t);
       const auto staged = staging(sync_id, t);
       const auto& settings = strategies_.of(t);
@@ -787,6 +817,7 @@ void DuckDBWarehouse::publish(const std::string& sync_id, const std::vector<std:
       exec("DROP TABLE " + staged, "dropping a staging table");
     }
   });
+  for (const auto& t : tables) unpublished_.erase(t);
 }
 
 void DuckDBWarehouse::discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) {
@@ -797,6 +828,7 @@ void DuckDBWarehouse::discard_staged(const std::string& sync_id, const std::vect
 
 RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::string& table, bool staged,
                                      const std::vector<OffsetRange>& ranges) {
+  if (!staged && unpublished_.count(table)) return {};  // publish() creates it
   const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
   duck::Result r;
   if (duckdb_query(conn_, count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)

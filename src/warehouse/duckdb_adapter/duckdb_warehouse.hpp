@@ -39,7 +39,7 @@ class DuckDBWarehouse : public Warehouse {
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
-                    const TableSettings& settings) override;
+                    const TableSettings& settings, Creation creation) override;
   // Builds each table's DuckDB data chunks (on the reading thread; no connection needed).
   void encode(RowBatch& batch) const override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
@@ -81,6 +81,15 @@ class DuckDBWarehouse : public Warehouse {
   // Makes the settings' changes to the typed columns of `table` and checks that it then has
   // exactly the settings' typed columns.
   TypedTable reconcile_typed(const std::string& table, const TableSettings& settings, bool created);
+  // The planned typed columns of a table (those of `settings`, in order).
+  TypedTable planned_typed(const TableSettings& settings) const;
+  // Creates a table that does not exist (and the warehouse schema when missing) with the
+  // planned columns, and records its mapping; inside the caller's transaction.
+  void create_new_table(const std::string& sync_id, const std::string& topic,
+                        const std::string& table, const TableSettings& settings);
+  // Records the topic's table name in krow's state, unless the name is recorded already.
+  void record_table_name(const std::string& sync_id, const std::string& topic,
+                         const std::string& table);
   const TypedTable* typed_of(const std::string& table) const;
   // The column list of a CREATE TABLE of `table` (its typed columns too).
   std::string definitions_of(const std::string& table) const;
@@ -100,7 +109,8 @@ class DuckDBWarehouse : public Warehouse {
   // Runs `body` in a transaction: committed when it returns, rolled back when it throws.
   template <class Body>
   void transaction(const char* what, Body&& body);
-  // Records the bindings of a table's typed columns (in create_table's transaction).
+  // Records the bindings of a table's typed columns (in create_table's or, for a table it
+  // creates, publish's transaction).
   void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
                        bool created);
   // Compare-and-set of one position; throws Error(conflict) when it is not `from`.
@@ -116,6 +126,8 @@ class DuckDBWarehouse : public Warehouse {
       false;  // whether it has the column bindings (files of earlier krows lack them)
   TableSettingsByName strategies_;  // from create_table()
   std::map<std::string, TypedTable> typed_;            // by table name, from create_table()
+  // Tables create_table() left to publish() (Creation::at_publish), with their topics.
+  std::map<std::string, std::string> unpublished_;
 };
 
 }  // namespace krow

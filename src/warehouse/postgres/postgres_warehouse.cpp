@@ -354,7 +354,7 @@ void PostgresWarehouse::ensure_schema(const std::string& schema) {
 }
 
 void PostgresWarehouse::create_state() {
-  ensure_schema(config_.schema);
+  // The warehouse schema comes with its first table (create_new_table).
   ensure_schema(kStateSchema);
   if (!exists("_krow.positions"))
     conn_->exec(
@@ -408,43 +408,78 @@ std::vector<TableMapping> PostgresWarehouse::tables() {
   return out;
 }
 
-void PostgresWarehouse::create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
-                                     const TableSettings& settings) {
+std::string PostgresWarehouse::planned_definitions(const TableSettings& settings) const {
+  std::string definitions = rows::column_definitions(postgres_type);
+  for (const auto& c : settings.typed_columns)
+    definitions += ", " + quote(c.name) + " " + column_sql_type(c);
+  return definitions;
+}
+
+void PostgresWarehouse::create_key_index(const std::string& table, const TableSettings& settings) {
+  if (settings.strategy != Strategy::latest_by_key) return;
+  // Each batch looks up the stored row of every key it brings.
+  std::string keys;
+  for (const auto& k : key_sql(settings, "")) keys += (keys.empty() ? "" : ", ") + k;
+  char name[48];
+  std::snprintf(name, sizeof name, "krow_key_%08x", fnv1a(table + '\n' + keys));
+  conn_->exec("CREATE INDEX IF NOT EXISTS " + quote(name) + " ON " + quote(config_.schema) + "." +
+                  quote(table) + " (" + keys + ")",
+              "creating the index of the table's keys");
+}
+
+void PostgresWarehouse::create_new_table(const std::string& sync_id, const std::string& topic,
+                                         const std::string& table, const TableSettings& settings) {
+  ensure_schema(config_.schema);
+  const auto target = quote(config_.schema) + "." + quote(table);
+  conn_->exec("CREATE TABLE " + target + " (" + planned_definitions(settings) + ")",
+              "creating a table");
+  conn_->exec("CREATE INDEX " + quote(brin_name(table)) + " ON " + target +
+                  " USING brin (kafka_partition, kafka_offset) WITH (autosummarize = on)",
+              "creating a table's index");
+  create_key_index(table, settings);
+  record_bindings(table, settings.typed_columns, /*created=*/true);
+  record_table_name(sync_id, topic, table);
+}
+
+void PostgresWarehouse::record_table_name(const std::string& sync_id, const std::string& topic,
+                                          const std::string& table) {
+  conn_->exec(
+      "INSERT INTO _krow.tables (sync_id, topic, warehouse_schema, table_name) "
+      "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+      {sync_id, topic, config_.schema, table}, "recording a table name");
+}
+
+void PostgresWarehouse::create_table(const std::string& sync_id, const std::string& topic,
+                                     const std::string& table, const TableSettings& settings,
+                                     Creation creation) {
   strategies_.set(table, settings);
   ensure_connected();
-  const auto target = quote(config_.schema) + "." + quote(table);
   conn_->exec("BEGIN", "starting a transaction");
   try {
-    const bool created = !typed_columns(table);
-    if (created) {
-      std::string definitions = rows::column_definitions(postgres_type);
-      for (const auto& c : settings.typed_columns) definitions += ", " + quote(c.name) + " " + column_sql_type(c);
-      conn_->exec("CREATE TABLE " + target + " (" + definitions + ")", "creating a table");
-      conn_->exec("CREATE INDEX " + quote(brin_name(table)) + " ON " + target +
-                      " USING brin (kafka_partition, kafka_offset) WITH (autosummarize = on)",
-                  "creating a table's index");
+    const bool missing = !typed_columns(table);
+    if (missing && creation == Creation::at_publish) {
+      unpublished_[table] = topic;
+      conn_->exec("COMMIT", "ending a transaction");
+      return;
+    }
+    unpublished_.erase(table);
+    if (missing) {
+      create_new_table(sync_id, topic, table, settings);
     } else {
       // ALTER ... TYPE rewrites the table under an exclusive lock: readers wait for it once.
       for (const auto& sql : evolution_sql(table, settings.changes)) conn_->exec(sql, "changing a typed column");
-    }
-    if (settings.strategy == Strategy::latest_by_key) {
-      // Each batch looks up the stored row of every key it brings.
-      std::string keys;
-      for (const auto& k : key_sql(settings, "")) keys += (keys.empty() ? "" : ", ") + k;
-      char name[48];
-      std::snprintf(name, sizeof name, "krow_key_%08x", fnv1a(table + '\n' + keys));
-      conn_->exec("CREATE INDEX IF NOT EXISTS " + quote(name) + " ON " + target + " (" + keys + ")",
-                  "creating the index of the table's keys");
+      create_key_index(table, settings);
     }
     const auto problem = typed_columns_mismatch(*this, config_.schema + "." + table,
                                                 typed_columns(table).value_or(std::vector<columns::TableColumn>{}),
                                                 settings.typed_columns);
     if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
-    record_bindings(table, settings.typed_columns, created);
-    conn_->exec("INSERT INTO _krow.tables (sync_id, topic, warehouse_schema, table_name) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT DO NOTHING",
-                {sync_id, topic, config_.schema, table}, "recording a table name");
-    conn_->exec("COMMIT", "committing a new table");
+    // An existing table's name is recorded too: one made by hand, or before names were.
+    if (!missing) {
+      record_bindings(table, settings.typed_columns, /*created=*/false);
+      record_table_name(sync_id, topic, table);
+    }
+    conn_->exec("COMMIT", "committing a table");
   } catch (...) {
     rollback();
     throw;
@@ -730,8 +765,11 @@ void PostgresWarehouse::begin_staging(const std::string& sync_id, const std::vec
     for (const auto& t : tables) {
       conn_->exec("DROP TABLE IF EXISTS " + staging(sync_id, t), "dropping an earlier run's staging table");
       // Unlogged: written once, read once; a server crash empties it, and the run starts over.
-      // The table's own columns, typed ones included.
-      conn_->exec("CREATE UNLOGGED TABLE " + staging(sync_id, t) + " (LIKE " + quote(config_.schema) + "." + quote(t) +
+      // The table's own columns, typed ones included; the planned ones for a table that
+      // publish() creates.
+      conn_->exec("CREATE UNLOGGED TABLE " + staging(sync_id, t) + " (" +
+                      (unpublished_.count(t) ? planned_definitions(strategies_.of(t))
+                                             : "LIKE " + quote(config_.schema) + "." + quote(t)) +
                       ")",
                   "creating a staging table");
     }
@@ -754,6 +792,9 @@ void PostgresWarehouse::publish(const std::string& sync_id, const std::vector<st
     // Positions first: a run whose positions moved under it publishes nothing.
     move_positions(sync_id, moves);
     for (const auto& t : tables) {
+      // A table this run is the first to fill comes into being with its first rows.
+      if (const auto it = unpublished_.find(t); it != unpublished_.end())
+        create_new_table(sync_id, it->second, t, strategies_.of(t));
       const auto target = quote(config_.schema) + "." + quote(t);
       const auto staged = staging(sync_id, t);
       const auto& settings = strategies_.of(t);
@@ -773,6 +814,7 @@ void PostgresWarehouse::publish(const std::string& sync_id, const std::vector<st
       conn_->exec("DROP TABLE " + staged, "dropping a staging table");
     }
   });
+  for (const auto& t : tables) unpublished_.erase(t);
 }
 
 void PostgresWarehouse::discard_staged(const std::string& sync_id, const std::vector<std::string>& tables) {
@@ -783,6 +825,7 @@ void PostgresWarehouse::discard_staged(const std::string& sync_id, const std::ve
 
 RowCount PostgresWarehouse::count_rows(const std::string& sync_id, const std::string& table, bool staged,
                                        const std::vector<OffsetRange>& ranges) {
+  if (!staged && unpublished_.count(table)) return {};  // publish() creates it
   ensure_connected();
   const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
   const auto r = conn_->exec(count_rows_sql(from, ranges), "counting rows");

@@ -41,7 +41,7 @@ class PostgresWarehouse : public Warehouse {
   std::vector<Position> positions(const std::string& sync_id) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
-                    const TableSettings& settings) override;
+                    const TableSettings& settings, Creation creation) override;
   void commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
               WriteMode mode) override;
   void begin_staging(const std::string& sync_id, const std::vector<std::string>& tables) override;
@@ -72,11 +72,23 @@ class PostgresWarehouse : public Warehouse {
   // The session holding the sync lock `key`; nullopt when none holds it (any more).
   std::optional<LockHolder> lock_holder(const std::string& key);
   void create_state();
-  // Records the bindings of a table's typed columns (in create_table's transaction).
+  // Records the bindings of a table's typed columns (in create_table's or, for a table it
+  // creates, publish's transaction).
   void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
                        bool created);
   bool exists(const std::string& qualified_name);
   void ensure_schema(const std::string& schema);
+  // The column list of a new table: the metadata columns, then the planned typed columns.
+  std::string planned_definitions(const TableSettings& settings) const;
+  // Creates a table that does not exist (and the warehouse schema when missing) with its
+  // indexes, and records its mapping; inside the caller's transaction.
+  void create_new_table(const std::string& sync_id, const std::string& topic,
+                        const std::string& table, const TableSettings& settings);
+  // Records the topic's table name in krow's state, unless the name is recorded already.
+  void record_table_name(const std::string& sync_id, const std::string& topic,
+                         const std::string& table);
+  // latest_by_key: the index of the table's keys (if missing).
+  void create_key_index(const std::string& table, const TableSettings& settings);
   void move_positions(const std::string& sync_id, const std::vector<PositionMove>& moves);
   // Stores, in another form, what jsonb cannot hold of one row, before the server refuses it.
   void replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t row);
@@ -113,6 +125,8 @@ class PostgresWarehouse : public Warehouse {
   size_t copying_ = 0;                  // the table slot being copied, for a refused value
   std::string copy_buffer_;
   TableSettingsByName strategies_;  // from create_table()
+  // Tables create_table() left to publish() (Creation::at_publish), with their topics.
+  std::map<std::string, std::string> unpublished_;
 };
 
 }  // namespace krow
