@@ -177,18 +177,21 @@ int cmd_sync(const std::string& manifest_path, bool quiet, bool verbose, const B
   options.only_tables = tables;
   const auto r = krow::run_sync(manifest, options);
   const double rate = r.seconds > 0 ? static_cast<double>(r.messages) / r.seconds : 0;
-  std::printf("%s '%s' %s: %s messages in %.2f s (%s msg/s), %s batches, %s decode errors, run %s\n",
-              full_resync ? "full resync" : "sync", manifest.name.c_str(), krow::status_name(r.status), krow::with_thousands(r.messages).c_str(),
-              r.seconds, krow::with_thousands(static_cast<uint64_t>(rate)).c_str(),
-              krow::with_thousands(r.batches).c_str(), krow::with_thousands(r.decode_errors).c_str(),
-              r.run_id.c_str());
+  std::printf(
+      "%s '%s' %s: %s messages read in %.2f s (%s msg/s), %s rows published, %s batches, "
+      "%s decode errors, run %s\n",
+      full_resync ? "full resync" : "sync", manifest.name.c_str(), krow::status_name(r.status),
+      krow::with_thousands(r.messages).c_str(), r.seconds,
+      krow::with_thousands(static_cast<uint64_t>(rate)).c_str(),
+      krow::with_thousands(r.rows_published).c_str(), krow::with_thousands(r.batches).c_str(),
+      krow::with_thousands(r.decode_errors).c_str(), r.run_id.c_str());
   // Every outcome names its record, a run that failed before reading (exit 75 or 1) too.
   if (!r.artifact.empty())
     std::printf("  run summary: %s (the full record beside it, .json)\n", r.artifact.c_str());
   for (const auto& g : r.gates)
     std::printf("  gate %s %s (%s, %s): %s\n", g.passed ? "passed" : "FAILED", g.id.c_str(), krow::gate_type_name(g.type),
                 g.severity == krow::GateSeverity::error ? "error" : "warn", g.finding.c_str());
-  if (manifest.quality.publish == krow::PublishMode::staged && r.status != krow::SyncStatus::failed)
+  if (r.staged && r.status != krow::SyncStatus::failed)
     std::printf("  staged publish: %s\n", r.published ? "the run's rows and positions reached the tables together"
                                                         : "nothing of this run was published; the tables and positions "
                                                           "are as they were");

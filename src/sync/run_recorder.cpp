@@ -96,7 +96,8 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   phase("gates_publish_ms", r.phases.gates_publish_ms);
   phase("lag_report_ms", r.phases.lag_report_ms);
   w.end_object();
-  w.field("messages", r.messages).field("bytes", r.bytes).field("batches", r.batches);
+  w.field("messages", r.messages).field("rows_published", r.rows_published);
+  w.field("bytes", r.bytes).field("batches", r.batches);
   w.field("decode_errors", r.decode_errors).field("warehouse_retries", r.warehouse_retries);
   w.field("mode", full_resync_ ? "full_resync" : "sync");
   w.field("retry_later", r.status == SyncStatus::failed && r.retriable);  // exit code 75
@@ -156,14 +157,16 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   w.key("errors").begin_array();
   for (const auto& e : r.errors) w.value(e);
   w.end_array();
-  const bool staged = manifest_.quality.publish == PublishMode::staged;
   w.field("publish", publish_mode_name(manifest_.quality.publish));
-  w.field("published", staged ? r.published : r.messages > 0);
+  w.field("published", r.published);
+  // What the run did: a per_batch manifest's run stages too when a table's rows are replaced.
   w.field("publish_note",
-          staged ? (r.published ? "staged: the run's rows and positions reached the tables together, after the gates"
-                                : "staged: nothing of this run reached the tables; they and the positions are as before it")
-                 : "per_batch: each batch was queryable once committed; the gates ran after the last one and cannot "
-                   "undo them");
+          r.staged ? (r.published ? "staged: the run's rows and positions reached the tables "
+                                    "together, after the gates"
+                                  : "staged: nothing of this run reached the tables; they and the "
+                                    "positions are as before it")
+                   : "per_batch: each batch was queryable once committed; the gates ran after the "
+                     "last one and cannot undo them");
   w.key("gates");
   write_findings_json(w, r.gates);
   w.end_object();

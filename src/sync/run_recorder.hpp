@@ -21,7 +21,7 @@ namespace krow {
 // What a run did to one table.
 struct TableTally {
   const TopicPlan* plan = nullptr;
-  int64_t messages = 0;
+  int64_t messages = 0;  // read within the boundary, published or not
   int64_t bytes = 0;
   int64_t decode_errors = 0;
   int64_t tombstones = 0;

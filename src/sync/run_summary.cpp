@@ -91,9 +91,12 @@ std::string render_run_summary(std::string_view record_json) {
   out << "- Started " << utc_time(int_of(r, "started_at_ms")) << ", finished " << utc_time(int_of(r, "finished_at_ms"))
       << ", took " << duration(int_of(r, "duration_ms")) << "\n";
   render_phases(out, r);
-  out << "- Messages: " << count(int_of(r, "messages")) << ", bytes: " << count(int_of(r, "bytes"))
-      << ", batches: " << count(int_of(r, "batches")) << ", decode errors: " << count(int_of(r, "decode_errors"))
-      << "\n";
+  // Records written before rows_published was counted say nothing of it.
+  out << "- Messages read: " << count(int_of(r, "messages"))
+      << (has_value(r, "rows_published") ? ", rows published: " + count(int_of(r, "rows_published"))
+                                         : "")
+      << ", bytes: " << count(int_of(r, "bytes")) << ", batches: " << count(int_of(r, "batches"))
+      << ", decode errors: " << count(int_of(r, "decode_errors")) << "\n";
   bool retry_later = false;
   if (!r["retry_later"].get(retry_later) && retry_later)
     out << "- The failure may pass by itself (exit code 75): run again later\n";
@@ -109,8 +112,9 @@ std::string render_run_summary(std::string_view record_json) {
   if (r["tables"].get(tables) || tables.size() == 0) out << "None: the run stopped before planning any.\n";
   else
     for (element t : tables) {
-      out << "- `" << text_of(t, "topic") << "` -> table `" << text_of(t, "table") << "`: "
-          << count(int_of(t, "messages")) << " rows, " << count(int_of(t, "decode_errors")) << " decode errors\n";
+      out << "- `" << text_of(t, "topic") << "` -> table `" << text_of(t, "table")
+          << "`: " << count(int_of(t, "messages")) << " messages read, "
+          << count(int_of(t, "decode_errors")) << " decode errors\n";
       if (has_value(t, "error")) out << "  - Stopped: " << one_line(text_of(t, "error")) << "\n";
       simdjson::dom::array partitions;
       if (t["partitions"].get(partitions)) continue;
@@ -162,6 +166,7 @@ bool parse_run_listing(std::string_view record_json, RunListing& out) {
   out.status = text_of(r, "status", "unknown");
   out.mode = text_of(r, "mode");
   out.messages = int_of(r, "messages");
+  if (has_value(r, "rows_published")) out.rows_published = int_of(r, "rows_published");
   out.duration_ms = int_of(r, "duration_ms");
   simdjson::dom::array errors;
   out.errors = r["errors"].get(errors) ? 0 : static_cast<int64_t>(errors.size());
@@ -172,7 +177,7 @@ std::string format_run_listings(const std::vector<RunListing>& runs, bool json) 
   if (json) {
     JsonWriter w;
     w.begin_array();
-    for (const auto& r : runs)
+    for (const auto& r : runs) {
       w.begin_object()
           .field("run_id", r.run_id)
           .field("sync_id", r.sync_id)
@@ -180,23 +185,31 @@ std::string format_run_listings(const std::vector<RunListing>& runs, bool json) 
           .field("started_at_ms", r.started_at_ms)
           .field("status", r.status)
           .field("mode", r.mode)
-          .field("messages", r.messages)
-          .field("duration_ms", r.duration_ms)
+          .field("messages", r.messages);
+      if (r.rows_published)
+        w.field("rows_published", *r.rows_published);
+      else
+        w.key("rows_published").null();
+      w.field("duration_ms", r.duration_ms)
           .field("errors", r.errors)
           .field("file", r.file)
           .end_object();
+    }
     w.end_array();
     return w.str() + "\n";
   }
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-24s %-20s %-20s %-11s %-11s %12s %12s %6s\n", "RUN ID", "SYNC ID",
-                "STARTED (UTC)", "STATUS", "MODE", "MESSAGES", "DURATION", "ERRORS");
+  std::snprintf(line, sizeof line, "%-24s %-20s %-20s %-11s %-11s %12s %12s %12s %6s\n", "RUN ID",
+                "SYNC ID", "STARTED (UTC)", "STATUS", "MODE", "MESSAGES", "PUBLISHED", "DURATION",
+                "ERRORS");
   out += line;
   for (const auto& r : runs) {
-    std::snprintf(line, sizeof line, "%-24s %-20s %-20s %-11s %-11s %12s %12s %6lld\n", r.run_id.c_str(),
-                  r.sync_id.c_str(), utc_time(r.started_at_ms).c_str(), r.status.c_str(), r.mode.c_str(),
-                  count(r.messages).c_str(), duration(r.duration_ms).c_str(), static_cast<long long>(r.errors));
+    std::snprintf(line, sizeof line, "%-24s %-20s %-20s %-11s %-11s %12s %12s %12s %6lld\n",
+                  r.run_id.c_str(), r.sync_id.c_str(), utc_time(r.started_at_ms).c_str(),
+                  r.status.c_str(), r.mode.c_str(), count(r.messages).c_str(),
+                  r.rows_published ? count(*r.rows_published).c_str() : "-",
+                  duration(r.duration_ms).c_str(), static_cast<long long>(r.errors));
     out += line;
   }
   return out;

@@ -6,6 +6,7 @@
 // without a broker or a warehouse. Any thread may call them.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,9 +24,10 @@ struct RunListing {
   std::string run_id;
   std::string sync_id;
   int64_t started_at_ms = 0;
-  std::string status;  // success | partial | failed | interrupted
+  std::string status;  // success | partial | failed | interrupted | gate_failed
   std::string mode;    // sync | full_resync
-  int64_t messages = 0;
+  int64_t messages = 0;                   // read
+  std::optional<int64_t> rows_published;  // none in records written before it was counted
   int64_t duration_ms = 0;
   int64_t errors = 0;  // how many errors the record holds
   std::string file;    // the JSON record it was read from

@@ -160,9 +160,11 @@ SyncResult SyncRun::run() {
   lag_group_.reset();
 
   for (const auto& t : tables_) {
+    result_.messages += t.messages;
     result_.decode_errors += t.decode_errors;
     result_.bytes += t.bytes;
   }
+  if (!staged()) result_.published = result_.rows_published > 0;
   if (result_.status != SyncStatus::failed) {
     const bool any_stopped = std::any_of(tables_.begin(), tables_.end(), [](const TableTally& t) { return !t.error.empty(); });
     if (options_.stop && options_.stop->load()) result_.status = SyncStatus::interrupted;
@@ -221,6 +223,7 @@ void SyncRun::prepare(kafka::Client& client) {
   staged_ = manifest_.quality.publish == PublishMode::staged ||
             std::any_of(tables_.begin(), tables_.end(),
                         [&](const TableTally& t) { return t.created && replaces(t); });
+  result_.staged = staged_;
   // A staged run leaves the tables it would be the first to fill to its publish, so that one
   // that publishes nothing (a gate failed, it was killed) leaves the warehouse as it found it.
   for (size_t i = 0; i < tables_.size(); ++i)
@@ -328,7 +331,9 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
       phases.read_write_ms = read_end ? std::chrono::duration_cast<std::chrono::milliseconds>(*read_end - start).count()
                                       : ms_since(start);
       if (read_end) phases.final_drain_ms = ms_since(*read_end);
-      run.result_.messages = run.committer_->committed_rows();
+      // Rows reach the tables as batches commit or, staged, all at once when they publish.
+      run.result_.rows_published =
+          run.staged() && !run.result_.published ? 0 : run.committer_->committed_rows();
       run.result_.batches = run.committer_->committed_batches();
       run.result_.warehouse_retries = run.committer_->retries();
       run.committer_.reset();

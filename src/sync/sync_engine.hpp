@@ -48,9 +48,12 @@ struct PhaseTimes {
 struct SyncResult {
   SyncStatus status = SyncStatus::success;
   std::string run_id;
-  int64_t messages = 0;   // rows written
-  int64_t bytes = 0;      // key + value bytes read
-  int64_t batches = 0;
+  // Messages read within the boundaries (one row each), whether or not they reached the
+  // tables; rows_published: those that did (committed batches, or a staged run's publish).
+  int64_t messages = 0;
+  int64_t rows_published = 0;
+  int64_t bytes = 0;    // key + value bytes read
+  int64_t batches = 0;  // batches written: committed, or staged
   int64_t decode_errors = 0;
   int64_t warehouse_retries = 0;  // commits tried again after a retriable warehouse failure
   double seconds = 0;
@@ -60,7 +63,9 @@ struct SyncResult {
   std::string lag_reporting_off;    // empty when positions reached the lag group
   PhaseTimes phases;
   std::vector<GateFinding> gates;   // in manifest order; empty when the run ended before they ran
-  // Staged publish: whether the run's rows and positions reached the tables.
+  // Whether the run staged its batches (quality.publish: staged, or a table whose rows it
+  // replaces), and whether its rows and positions reached the tables (per batch: any did).
+  bool staged = false;
   bool published = false;
   // The run's summary file beside the manifest (sync/run_artifacts); empty when it could not
   // be written (a warning said why).

@@ -336,6 +336,59 @@ TEST_P(Quality, AStagedFirstSyncThatPublishesNothingCreatesNoTableAndNoSchema) {
   EXPECT_EQ(positions(topic), (std::map<int32_t, int64_t>{{0, 10}, {1, 10}}));
 }
 
+// What a run read is counted the same way in its record, its summary, `krow runs` and the
+// sync's own line, whether or not anything was published; what reached the tables is
+// counted beside it.
+TEST_P(Quality, ABlockedStagedRunCountsWhatItReadTheSameWayEverywhere) {
+  const auto topic = make_topic("q-count", 3);
+  fill(topic, {40, 30, 20});
+  const auto table = table_of(topic);
+  const auto blocked =
+      write_manifest({topic}, gates("staged", "    - {id: huge, type: min_rows, min: 1000}\n") +
+                                  "batch:\n  max_messages: 25\n");
+  const auto r = krow({"sync", blocked});
+  ASSERT_EQ(r.exit_code, kExitGateFailed) << r.out << r.err;
+  EXPECT_NE(r.out.find("sync 'it' gate_failed: 90 messages read in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 0 rows published, "), std::string::npos) << r.out;
+
+  simdjson::dom::parser parser;
+  const auto json = last_record();
+  simdjson::dom::element record = parser.parse(json);
+  EXPECT_EQ(int64_t(record["messages"]), 90) << json;
+  EXPECT_EQ(int64_t(record["rows_published"]), 0) << json;
+  EXPECT_GT(int64_t(record["bytes"]), 0) << json;
+  EXPECT_GE(int64_t(record["batches"]), 4) << json;
+  EXPECT_EQ(int64_t(record["tables"].at(0)["messages"]), 90) << json;
+  EXPECT_FALSE(bool(record["published"])) << json;
+  const auto run_id = std::string(std::string_view(record["run_id"]));
+
+  const auto md = krow({"runs", "show", run_id, blocked});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("- Messages read: 90, rows published: 0, bytes: "), std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find("`" + topic + "` -> table `" + table + "`: 90 messages read, "),
+            std::string::npos)
+      << md.out;
+  const auto listed = krow({"runs", blocked, "--limit", "1", "--format", "json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find(R"("messages":90,"rows_published":0,)"), std::string::npos)
+      << listed.out;
+  EXPECT_EQ(probe().count(table), 0);
+
+  // The same messages again, published this time: read and published agree.
+  const auto passing = write_manifest(
+      {topic}, gates("staged", "    - {id: some, type: min_rows, min: 1}\n"), "ok.yaml");
+  const auto ok = krow({"sync", passing});
+  ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("sync 'it' success: 90 messages read in "), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(", 90 rows published, "), std::string::npos) << ok.out;
+  simdjson::dom::element published = parser.parse(last_record());
+  EXPECT_EQ(int64_t(published["messages"]), 90);
+  EXPECT_EQ(int64_t(published["rows_published"]), 90);
+  EXPECT_TRUE(bool(published["published"]));
+  EXPECT_EQ(probe().count(table), 90);
+}
+
 TEST_P(Quality, PlanAsMarkdownIsAReviewDocument) {
   const auto topic = make_topic("q-plan", 2);
   fill(topic, {4, 6});

@@ -78,7 +78,9 @@ TEST_F(RunArtifacts, SyncWritesTheWarehouseRecordAndASummary) {
 
   const auto md = read_file(runs_dir() / (id + ".md"));
   EXPECT_NE(md.find("# krow run " + id + ": success"), std::string::npos) << md;
-  EXPECT_NE(md.find("`" + topic + "` -> table `" + table_of(topic) + "`: 30 rows"), std::string::npos) << md;
+  EXPECT_NE(md.find("`" + topic + "` -> table `" + table_of(topic) + "`: 30 messages read"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("partition 1: 0 -> "), std::string::npos) << md;
   EXPECT_NE(md.find("- Lag reporting: positions went to consumer group `krow-it`"), std::string::npos) << md;
   // Only the two files: temporary files are renamed away.

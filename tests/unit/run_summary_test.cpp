@@ -24,7 +24,7 @@ std::string record(const std::string& run_id, int64_t started_ms, const std::str
          R"(","warehouse_schema":"kafka","started_at_ms":)" + std::to_string(started_ms) +
          R"(,"finished_at_ms":)" + std::to_string(started_ms + 61500) +
          R"(,"duration_ms":61500,"phases":{"connect_plan_ms":120,"read_write_ms":61000,"final_drain_ms":300,)"
-         R"("lag_report_ms":null},"messages":1234567,"bytes":4096,"batches":31,"decode_errors":2,)"
+         R"("lag_report_ms":null},"messages":1234567,"rows_published":1000000,"bytes":4096,"batches":31,"decode_errors":2,)"
          R"("warehouse_retries":0,"mode":"sync","retry_later":false,"registry_requests":0,"lag_group":"krow-orders",)"
          R"("lag_reporting_off":"no READ on group krow-orders;\ngrant it","bounds":null,"tables":[)"
          R"({"topic":"orders.eu","table":"orders_eu","topic_id":"x","messages":1234567,"bytes":4096,)"
@@ -44,9 +44,10 @@ TEST(RunSummary, SaysWhatTheRecordHolds) {
            "- Mode: sync\n",
            "- Started 2026-12-04T18:04:41Z, finished 2026-12-04T18:05:42Z, took 1 min 1 s\n",
            "- Phases: connect and plan 0.120 s, read and write 1 min 1 s, final drain 0.300 s\n",
-           "- Messages: 1,234,567, bytes: 4,096, batches: 31, decode errors: 2\n",
+           "- Messages read: 1,234,567, rows published: 1,000,000, bytes: 4,096, batches: 31, "
+           "decode errors: 2\n",
            "- Lag reporting was off: no READ on group krow-orders; grant it\n",
-           "- `orders.eu` -> table `orders_eu`: 1,234,567 rows, 2 decode errors\n",
+           "- `orders.eu` -> table `orders_eu`: 1,234,567 messages read, 2 decode errors\n",
            "  - partition 0: 5 -> 800 (last_stable_offset)\n",
            "  - Stopped: no READ on topic orders.us: grant it to User:krow\n",
            "- `orders.eu` partition 0, offsets 0 to 5: expired by retention\n",
@@ -96,11 +97,26 @@ TEST(RunSummary, EarlyFailureAndUnreadableRecord) {
   EXPECT_NE(render_run_summary("{not json").find("could not be read"), std::string::npos);
 }
 
+// Records written before rows_published was counted say nothing of it rather than 0.
+TEST(RunSummary, RecordsWithoutRowsPublished) {
+  auto old = record("r0", 1'796'407'481'000);
+  old.erase(old.find(R"("rows_published":1000000,)"), 25);
+  EXPECT_NE(render_run_summary(old).find("- Messages read: 1,234,567, bytes: 4,096,"),
+            std::string::npos)
+      << render_run_summary(old);
+  RunListing r;
+  ASSERT_TRUE(parse_run_listing(old, r));
+  EXPECT_EQ(r.rows_published, std::nullopt);
+  EXPECT_NE(format_run_listings({r}, true).find(R"("messages":1234567,"rows_published":null,)"),
+            std::string::npos);
+}
+
 TEST(RunSummary, ListingAsTextAndJson) {
   RunListing r;
   ASSERT_TRUE(parse_run_listing(record("r2", 1'796'407'481'000, "success"), r));
   EXPECT_EQ(r.run_id, "r2");
   EXPECT_EQ(r.messages, 1234567);
+  EXPECT_EQ(r.rows_published, 1000000);
   EXPECT_EQ(r.errors, 1);
   EXPECT_FALSE(parse_run_listing("[]", r));
   r.file = "/x/r2.json";
@@ -108,10 +124,13 @@ TEST(RunSummary, ListingAsTextAndJson) {
   EXPECT_NE(text.find("RUN ID"), std::string::npos) << text;
   EXPECT_NE(text.find("2026-12-04T18:04:41Z"), std::string::npos) << text;
   EXPECT_NE(text.find("1,234,567"), std::string::npos) << text;
-  EXPECT_EQ(format_run_listings({r}, true),
-            R"([{"run_id":"r2","sync_id":"orders","started_at":"2026-12-04T18:04:41Z","started_at_ms":1796407481000,)"
-            R"("status":"success","mode":"sync","messages":1234567,"duration_ms":61500,"errors":1,"file":"/x/r2.json"}])"
-            "\n");
+  EXPECT_NE(text.find("1,000,000"), std::string::npos) << text;
+  EXPECT_EQ(
+      format_run_listings({r}, true),
+      R"([{"run_id":"r2","sync_id":"orders","started_at":"2026-12-04T18:04:41Z","started_at_ms":1796407481000,)"
+      R"("status":"success","mode":"sync","messages":1234567,"rows_published":1000000,"duration_ms":61500,"errors":1,)"
+      R"("file":"/x/r2.json"}])"
+      "\n");
 }
 
 class RunArtifactFiles : public ::testing::Test {
