@@ -493,8 +493,8 @@ int main(int argc, char** argv) {
       ";\nand its free space against the offsets to read. Each network step waits at most\n"
       "source.connect_timeout (10 s at most). A check that makes later ones meaningless skips\n"
       "them, and the \"not checked:\" line says which and why.\n"
-      "Exit codes: 0 every check passed, 1 some failed (each names its fix), 3 the manifest does\n"
-      "not load.\n");
+      "Exit codes: 0 every check passed, 1 some failed (each names its fix), 3 the manifest is\n"
+      "invalid: it does not load, or plan and sync would refuse it.\n");
 
   auto* sources = app.add_subcommand("sources", "List saved sources (never their secrets)");
 

@@ -137,6 +137,7 @@ struct KafkaFindings {
   size_t partitions = 0;
   size_t sampled = 0;          // messages fetched by the READ probes
   uint64_t sampled_bytes = 0;  // their key and value bytes
+  bool manifest_refused = false;  // planning refused the manifest, as plan and sync do (exit 3)
 };
 
 std::string lag_group_fix(const std::string& user) {
@@ -325,6 +326,15 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
     found.to_read = plan.to_read();
     for (const auto& t : plan.topics) found.partitions += t.partitions.size();
   } catch (const Error& e) {
+    if (e.error_class() == ErrorClass::config) {
+      // What the manifest asks of the selected topics that no sync could do: plan and sync
+      // refuse it with the same words and exit code.
+      out.push_back(
+          Check::fail("manifest and topics", e.what(),
+                      "correct the manifest: `krow plan` and `krow sync` refuse it the same way"));
+      found.manifest_refused = true;
+      return;
+    }
     const auto [said, fix] = split_fix(e.what());
     out.push_back(Check::fail("kafka " + stage, said,
                               fix.empty() ? "run krow doctor again; if it persists, run "
@@ -550,6 +560,7 @@ DoctorReport run_doctor(const std::optional<std::filesystem::path>& manifest_pat
   const auto wh = check_warehouse(m.warehouse, m.name, wait);
   KafkaFindings found;
   kafka_checks(m, refs, wait, wh, out, skipped, found);
+  report.manifest_invalid = found.manifest_refused;
   if (m.registry.configured()) registry_checks(m.registry, refs, wait, out, skipped);
   for (const auto& c : wh.checks) out.push_back(c);
   if (!wh.skipped.empty()) skipped.push_back(wh.skipped);

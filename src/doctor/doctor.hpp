@@ -7,7 +7,8 @@
 // Checks, in order (later ones are skipped when an earlier one makes them meaningless):
 //   libraries       librdkafka, DuckDB, libpq and libcurl versions (informational)
 //   env NAME        each ${NAME} the manifest uses is set (its value is never shown)
-//   manifest        it loads (a saved source is read from the encrypted store)
+//   manifest        it loads (a saved source is read from the encrypted store), and what it asks
+//                   of the selected topics can be done (checked when planning, as plan and sync do)
 //   kafka DNS/TCP/TLS  each bootstrap server, step by step, TLS with the configured CA
 //   kafka authentication (SASL) or connection: the key is accepted, metadata answers
 //   cluster ID      a saved source's cluster is the one answering
@@ -29,7 +30,9 @@ namespace krow {
 struct DoctorReport {
   std::string manifest;  // the file checked; empty without one
   std::vector<Check> checks;
-  bool manifest_invalid = false;  // it could not be loaded: exit code 3, like other commands
+  // It could not be loaded, or planning refused it (a gate naming no table, ...): exit code 3,
+  // as plan and sync refuse it.
+  bool manifest_invalid = false;
   std::string skipped;            // what was not checked, and why; empty when everything was
   bool ok() const;                // every check passed
 };

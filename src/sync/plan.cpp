@@ -191,6 +191,13 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
     plan.topics.push_back(std::move(t));
   }
 
+  // Every command that plans refuses a gate that names no table of the sync (a typo must not
+  // pass a gate by checking nothing): plan and doctor as sync does, before anything is read.
+  std::vector<TableFacts> planned;
+  for (const auto& t : plan.topics) planned.push_back({.table = t.table, .topic = t.topic});
+  if (const auto problem = check_gate_tables(manifest.quality, planned); !problem.empty())
+    throw Error(ErrorClass::config, problem);
+
   const auto offsets = cluster.offsets(partitions);
   std::map<TopicPartition, const kafka::PartitionOffsets*> by_tp;
   for (const auto& o : offsets) by_tp[o.partition] = &o;

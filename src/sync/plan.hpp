@@ -79,8 +79,11 @@ struct Plan {
 };
 
 // Asks the cluster and reads the stored state. Throws fatal_run / transient errors from
-// the cluster; per-topic problems land in TopicPlan::error. `apply_bounds` false plans to
-// the last stable offset whatever manifest.bounds says (a full resync re-reads everything).
+// the cluster; per-topic problems land in TopicPlan::error. Throws config for what the
+// manifest asks of the selected topics and no sync could do (a gate naming no table, bounds
+// on a full_refresh table): every command that plans refuses it alike. `apply_bounds` false
+// plans to the last stable offset whatever manifest.bounds says (a full resync re-reads
+// everything).
 Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest, bool apply_bounds = true);
 
 // The boundaries `bounds` set, given each partition's start and last stable offset (and,

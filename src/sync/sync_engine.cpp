@@ -231,10 +231,6 @@ void SyncRun::prepare(kafka::Client& client) {
       create_table(i, staged() && resyncs_or_syncs(*tables_[i].plan)
                           ? Warehouse::Creation::at_publish
                           : Warehouse::Creation::now);
-  std::vector<TableFacts> names;
-  for (const auto& tp : plan_.topics) names.push_back({.table = tp.table, .topic = tp.topic});
-  if (const auto problem = check_gate_tables(manifest_.quality, names); !problem.empty())
-    throw Error(ErrorClass::config, problem);
   if (!staged()) return;
   for (const auto& t : tables_)
     if (t.created && resyncs_or_syncs(*t.plan)) staged_tables_.push_back(t.plan->table);

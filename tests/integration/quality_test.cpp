@@ -389,6 +389,33 @@ TEST_P(Quality, ABlockedStagedRunCountsWhatItReadTheSameWayEverywhere) {
   EXPECT_EQ(probe().count(table), 90);
 }
 
+// A manifest that every sync would refuse is refused by `plan` and `doctor` alike, with the
+// same exit code (3) and message, so that a CI that runs them first learns it there: a gate
+// naming no table of the sync, and bounds on a full_refresh table.
+TEST_P(Quality, PlanAndDoctorRefuseWhatSyncRefusesInTheManifest) {
+  const auto topic = make_topic("q-refused", 1);
+  fill(topic, {3});
+  const auto typo = write_manifest(
+      {topic}, gates("staged", "    - {id: g, type: min_rows, tables: [ordrs]}\n"), "typo.yaml");
+  const auto bounded = write_manifest(
+      {topic},
+      "tables:\n  \"" + topic + "\": {strategy: full_refresh}\n" + "bounds:\n  max_messages: 2\n",
+      "bounded.yaml");
+  for (const auto& [manifest, message] : std::vector<std::pair<std::string, std::string>>{
+           {typo,
+            "quality gate 'g' names 'ordrs' in tables, which is neither a table nor a topic of "
+            "this sync"},
+           {bounded, "is full_refresh: every run re-reads the whole retained topic"}})
+    for (const char* command : {"plan", "doctor", "sync"}) {
+      const auto r = krow({command, manifest});
+      EXPECT_EQ(r.exit_code, 3) << command << " " << manifest << "\n" << r.out << r.err;
+      EXPECT_NE((r.out + r.err).find(message), std::string::npos) << command << "\n"
+                                                                  << r.out << r.err;
+    }
+  EXPECT_TRUE(positions(topic).empty());
+  EXPECT_FALSE(probe().has_table(table_of(topic)));
+}
+
 TEST_P(Quality, PlanAsMarkdownIsAReviewDocument) {
   const auto topic = make_topic("q-plan", 2);
   fill(topic, {4, 6});
