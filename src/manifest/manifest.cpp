@@ -160,7 +160,7 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
   }
   if (auto n = root["bounds"]) read_bounds(r, n, m.bounds);
   if (auto n = root["quality"]) m.quality = read_quality(r, n);
-  if (auto n = root["tables"]) m.tables = read_table_rules(r, n);
+  if (auto n = root["tables"]) m.tables = read_table_rules(r, n, m.warehouse.type);
   return m;
 }
 

@@ -4,7 +4,49 @@
 
 #include <regex>
 
+#include "warehouse/adapters.hpp"
+
 namespace krow {
+
+namespace {
+
+// "DuckDB and PostgreSQL": the engines that take what `takes` asks of them.
+template <class Takes>
+std::string engines_that(Takes&& takes) {
+  std::vector<std::string> names;
+  for (const auto& type : warehouse_types())
+    if (takes(warehouse_capabilities(type))) names.push_back(warehouse_capabilities(type).engine);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+// Refuses, at its line, an option of rule `where` that the engine does not write.
+void refuse_what_the_engine_cannot_write(const ManifestReader& r, const YAML::Node& s,
+                                         const std::string& where, const TableSettings& t,
+                                         const WarehouseCapabilities& engine) {
+  if (!engine.takes(t.strategy)) {
+    const std::string option = std::string("strategy: ") + strategy_name(t.strategy);
+    r.fail(s["strategy"],
+           where + ": " + option + " is not written to " + engine.engine + " yet (" +
+               engines_that([&](const WarehouseCapabilities& c) { return c.takes(t.strategy); }) +
+               " take it); use strategy: append (and a view that picks the newest row per key) to "
+               "sync the topic into " +
+               engine.engine);
+  }
+  if (t.columns != TypedColumns::none && !engine.typed_columns) {
+    const std::string option =
+        std::string("columns: ") + (t.columns == TypedColumns::infer ? "infer" : "from_schema");
+    r.fail(s["columns"],
+           where + ": " + option + " is not written to " + engine.engine + " yet (" +
+               engines_that([](const WarehouseCapabilities& c) { return c.typed_columns; }) +
+               " take it); leave columns: out to sync the topic into " + engine.engine +
+               " (the value stays queryable as JSON)");
+  }
+}
+
+}  // namespace
 
 const char* strategy_name(Strategy s) {
   switch (s) {
@@ -15,7 +57,9 @@ const char* strategy_name(Strategy s) {
   return "unknown";
 }
 
-std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Node& node) {
+std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Node& node,
+                                        const std::string& warehouse_type) {
+  const auto& engine = warehouse_capabilities(warehouse_type);
   if (!node.IsMap())
     r.fail(node, "tables must map topic names or globs to their settings, e.g. \"customers.*\": {strategy: "
                  "latest_by_key}");
@@ -65,6 +109,7 @@ std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Nod
     if (t.strategy != Strategy::latest_by_key && (s["unique_key"] || s["tombstones"]))
       r.fail(s["unique_key"] ? s["unique_key"] : s["tombstones"],
              where + ": unique_key and tombstones apply to strategy: latest_by_key only");
+    refuse_what_the_engine_cannot_write(r, s, where, t, engine);
     for (const auto& other : out)
       if (other.pattern == rule.pattern) r.fail(kv.first, where + " is listed twice");
     out.push_back(std::move(rule));

@@ -31,8 +31,11 @@ struct TableRule {
   TableSettings settings;
 };
 
-// The rules of `tables:`, in manifest order. Throws Error(config) naming the line and key.
-std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Node& node);
+// The rules of `tables:`, in manifest order. An option the engine of `warehouse_type` does
+// not write (warehouse/capabilities.hpp) is refused here, whether or not a topic matches its
+// rule, so that every command refuses it alike. Throws Error(config) naming the line and key.
+std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Node& node,
+                                        const std::string& warehouse_type);
 
 // The settings of `topic`: its exact rule, else the first glob that matches, else the defaults.
 TableSettings settings_for(const std::vector<TableRule>& rules, const std::string& topic);

@@ -39,6 +39,20 @@ std::string warehouse_kinds_text() {
   return out;
 }
 
+const WarehouseCapabilities& warehouse_capabilities(const std::string& type) {
+  static const WarehouseCapabilities duckdb{
+      .engine = "DuckDB", .typed_columns = true, .latest_by_key = true};
+  static const WarehouseCapabilities postgres{
+      .engine = "PostgreSQL", .typed_columns = true, .latest_by_key = true};
+  // Its batches are load jobs of the metadata columns, published by INSERT ... SELECT: typed
+  // columns and the newest row per key are not written yet.
+  static const WarehouseCapabilities bigquery{
+      .engine = "BigQuery", .typed_columns = false, .latest_by_key = false};
+  if (type == "postgres") return postgres;
+  if (type == "bigquery") return bigquery;
+  return duckdb;
+}
+
 std::shared_ptr<const AdapterSettings> parse_warehouse_settings(const std::string& type, const Section& section,
                                                                 const std::vector<std::string>& common) {
   if (type == "postgres") return parse_postgres_settings(section, common);

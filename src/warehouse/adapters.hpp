@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "manifest/section.hpp"
+#include "warehouse/capabilities.hpp"
 #include "warehouse/warehouse.hpp"
 #include "warehouse/warehouse_checkup.hpp"
 #include "warehouse/warehouse_config.hpp"
@@ -26,6 +27,9 @@ struct WarehouseKind {
 const std::vector<WarehouseKind>& warehouse_kinds();
 // "a DuckDB file, a PostgreSQL database or a BigQuery dataset".
 std::string warehouse_kinds_text();
+
+// What the engine of `type` can write (one of warehouse_types()).
+const WarehouseCapabilities& warehouse_capabilities(const std::string& type);
 
 // Parses the adapter's keys of the `warehouse` section; `common` are the keys every adapter
 // shares (read by the manifest). Throws Error(config) naming file, line and key.

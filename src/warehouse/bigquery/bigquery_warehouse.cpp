@@ -167,7 +167,7 @@ std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_column
     throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
                                              " exists but does not have krow's columns; rename or drop it, or choose "
                                              "another warehouse.dataset");
-  // Typed columns are not written to BigQuery yet (create_table refuses them): any column
+  // Typed columns are not written to BigQuery yet (the manifest refuses them): any column
   // after the metadata ones was added by hand, and krow plans none of its types.
   std::vector<columns::TableColumn> out;
   for (size_t i = rows::kColumnCount; i < fields->size(); ++i) out.push_back({(*fields)[i], "", std::nullopt});
@@ -323,6 +323,8 @@ std::vector<TableMapping> BigQueryWarehouse::tables() {
 void BigQueryWarehouse::create_table(const std::string& sync_id, const std::string& topic,
                                      const std::string& table, const TableSettings& settings,
                                      Creation creation) {
+  // The manifest refuses both for BigQuery (warehouse/capabilities.hpp); a caller that builds
+  // settings some other way still gets no silent JSON-only table.
   const std::string name = config_.schema + "." + table;
   if (settings.strategy == Strategy::latest_by_key)
     throw Error(ErrorClass::fatal_table, "table " + name + " has strategy: latest_by_key, which krow writes to DuckDB "

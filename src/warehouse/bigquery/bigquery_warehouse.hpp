@@ -44,7 +44,7 @@ class BigQueryWarehouse : public Warehouse {
   NameRules name_rules() const override { return NameRules{1024}; }
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
-  // None: BigQuery tables get no typed columns yet (create_table refuses them).
+  // None: BigQuery tables get no typed columns yet (the manifest refuses them).
   std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }
   std::vector<std::string> evolution_sql(const std::string& table,
                                          const std::vector<columns::ColumnChange>& changes) const override;

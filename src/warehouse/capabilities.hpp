@@ -1,0 +1,22 @@
+#pragma once
+// What a warehouse engine can write, declared by its adapter (warehouse/adapters) and checked
+// when the manifest loads: an option the engine of `warehouse.type` does not take is refused
+// there, naming the engines that take it and the way out, so that plan, doctor and sync all
+// refuse it alike before anything is read. An adapter is never given what it does not take.
+
+#include <string>
+
+#include "warehouse/table_strategy.hpp"
+
+namespace krow {
+
+struct WarehouseCapabilities {
+  std::string engine;         // its name in messages: "DuckDB", "PostgreSQL", "BigQuery"
+  bool typed_columns = true;  // `columns: from_schema | infer` (tables:)
+  bool latest_by_key =
+      true;  // `strategy: latest_by_key` (tables:); append and full_refresh: every engine
+
+  bool takes(Strategy s) const { return s != Strategy::latest_by_key || latest_by_key; }
+};
+
+}  // namespace krow
