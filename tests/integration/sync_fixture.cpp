@@ -131,6 +131,16 @@ std::unique_ptr<Probe> SyncTest::probe_for(const std::string& schema) {
   return duckdb_probe(db(), schema);
 }
 
+void SyncTest::expect_every_message_once(const std::string& topic, int64_t total) {
+  const auto table = table_of(topic);
+  EXPECT_EQ(probe().count(table), total);
+  EXPECT_EQ(probe().distinct_ids(table), total);
+  EXPECT_EQ(probe().positions_sum(), total);
+  const auto oracle = consume_all(bootstrap_, topic);
+  ASSERT_EQ(oracle.size(), static_cast<size_t>(total));
+  EXPECT_EQ(differences(probe().rows(table), oracle), 0u);
+}
+
 size_t SyncTest::differences(const std::vector<StoredRow>& rows, const std::vector<Consumed>& oracle) {
   std::vector<Cell> values;
   for (const auto& c : oracle) values.push_back(c.value);

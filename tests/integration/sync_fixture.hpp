@@ -85,6 +85,11 @@ class SyncTest : public ::testing::Test {
   // key, value); a missing or extra row counts too.
   size_t differences(const std::vector<StoredRow>& rows, const std::vector<Consumed>& oracle);
 
+  // The proof that a sync of `topic` (holding `total` messages) stored every message exactly
+  // once: as many rows and distinct ids as messages, positions covering them all, and each
+  // row equal to what an independent consumer reads.
+  void expect_every_message_once(const std::string& topic, int64_t total);
+
   std::string db() const { return (dir_ / "warehouse.duckdb").string(); }
   std::filesystem::path dir() const { return dir_; }
 
