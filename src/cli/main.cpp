@@ -6,26 +6,30 @@
 // that may pass by itself (an outage longer than the retries, or another sync of the same sync ID
 // still running: run again later), 130 interrupted.
 
-#include <CLI/CLI.hpp>
+#include <malloc.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <csignal>
-#include <filesystem>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
 
-#include <malloc.h>
-
 #include "doctor/doctor.hpp"
+#include "engines/engines.hpp"
+#include "http/curl_info.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
+#include "kafka/library.hpp"
 #include "manifest/manifest.hpp"
+#include "manifest/saved_source.hpp"
 #include "secrets/secret_store.hpp"
 #include "sync/connect.hpp"
+#include "sync/json_sample.hpp"
 #include "sync/plan.hpp"
 #include "sync/run_artifacts.hpp"
 #include "sync/schema_report.hpp"
@@ -33,8 +37,6 @@
 #include "sync/sync_engine.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
-#include "sync/json_sample.hpp"
-#include "warehouse/adapters.hpp"
 
 namespace {
 
@@ -404,7 +406,14 @@ int main(int argc, char** argv) {
       "Committed work is kept whatever the exit code (with quality.publish: staged, a run's rows\n"
       "are committed only once its gates pass)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "krow 0.1.0");
+  app.set_version_flag("--version", [] {
+    // The libraries krow runs on: a bug report wants them.
+    std::string text = "krow 0.1.0\n  librdkafka " + krow::kafka::librdkafka_version();
+    for (const auto* engine : krow::engines())
+      for (const auto& [library, version] : engine->library_versions())
+        text += "\n  " + library + " " + version;
+    return text + "\n  libcurl " + krow::libcurl_version();
+  });
 
   std::string manifest_path, format = "text";
   bool quiet = false, verbose = false;
@@ -481,8 +490,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   doctor->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   std::string warehouse_checks;
-  for (const auto& k : krow::warehouse_kinds())
-    warehouse_checks += (warehouse_checks.empty() ? "" : ";\n  ") + k.doctor_checks;
+  for (const auto* e : krow::engines())
+    warehouse_checks += (warehouse_checks.empty() ? "" : ";\n  ") + e->doctor_checks;
   doctor->footer(
       "Checks: library versions; each ${VAR} the manifest uses is set (values never shown); the\n"
       "manifest loads; each bootstrap server resolves, accepts TCP and (SSL, SASL_SSL) completes\n"

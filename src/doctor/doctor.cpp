@@ -1,9 +1,5 @@
 #include "doctor/doctor.hpp"
 
-#include <curl/curl.h>
-#include <duckdb.h>
-#include <libpq-fe.h>
-#include <librdkafka/rdkafka.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -14,18 +10,20 @@
 #include <set>
 
 #include "doctor/network_probe.hpp"
+#include "engines/engines.hpp"
+#include "http/curl_info.hpp"
 #include "kafka/access_probe.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "kafka/errors.hpp"
+#include "kafka/library.hpp"
 #include "manifest/manifest.hpp"
+#include "manifest/saved_source.hpp"
 #include "registry/http_client.hpp"
-#include "secrets/secret_store.hpp"
 #include "sync/plan.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
-#include "warehouse/adapters.hpp"
 
 namespace krow {
 
@@ -65,22 +63,16 @@ bool has(const std::string& text, const char* part) {
 }
 
 void library_checks(std::vector<Check>& out) {
-  // krow needs DescribeTopics with topic IDs and ListOffsets with an isolation level.
-  const bool new_enough = rd_kafka_version() >= 0x020400ff;
-  if (new_enough)
-    out.push_back(Check::pass("librdkafka", rd_kafka_version_str()));
+  if (kafka::librdkafka_new_enough())
+    out.push_back(Check::pass("librdkafka", kafka::librdkafka_version()));
   else
     out.push_back(
-        Check::fail("librdkafka", std::string(rd_kafka_version_str()) + " is older than 2.4",
+        Check::fail("librdkafka", kafka::librdkafka_version() + " is older than 2.4",
                     "install librdkafka 2.4 or later (scripts/setup-deps.sh builds one)"));
-  out.push_back(Check::pass("duckdb", duckdb_library_version()));
-  const int pq = PQlibVersion();
-  out.push_back(
-      Check::pass("libpq", std::to_string(pq / 10000) + "." + std::to_string(pq % 10000)));
-  const auto* curl = curl_version_info(CURLVERSION_NOW);
-  out.push_back(
-      Check::pass("libcurl", std::string(curl->version) +
-                                 (curl->ssl_version ? std::string(", ") + curl->ssl_version : "")));
+  for (const auto* engine : engines())
+    for (const auto& [library, version] : engine->library_versions())
+      out.push_back(Check::pass(library, version));
+  out.push_back(Check::pass("libcurl", libcurl_version()));
 }
 
 // Which environment variable a manifest key takes its value from: " (from ${NAME})".
@@ -420,10 +412,7 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
     }
     std::string_view first;
     if (subjects.at(0).get_string().get(first)) first = {};
-    char* escaped = curl_easy_escape(nullptr, first.data(), static_cast<int>(first.size()));
-    const auto v =
-        http.get("/subjects/" + std::string(escaped ? escaped : "") + "/versions/latest");
-    curl_free(escaped);
+    const auto v = http.get("/subjects/" + url_escape(first) + "/versions/latest");
     if (v.status == 200)
       out.push_back(Check::pass("registry subjects", std::to_string(subjects.size()) +
                                                          " subject(s); read the latest "

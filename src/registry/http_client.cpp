@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "util/curl_errors.hpp"
+#include "http/curl_errors.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
 #include "util/text.hpp"

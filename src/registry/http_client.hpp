@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "manifest/manifest.hpp"
+#include "registry/registry_config.hpp"
 
 namespace krow {
 

@@ -18,8 +18,8 @@
 #include <string>
 
 #include "codec/schema_decoder.hpp"
-#include "manifest/manifest.hpp"
 #include "registry/http_client.hpp"
+#include "registry/registry_config.hpp"
 
 namespace krow {
 

@@ -327,7 +327,7 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
     const auto& c = t.settings.typed_columns[i];
     w.begin_object().field("name", c.name);
     w.field("type", i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string());
-    w.field("column_type", columns::column_type_name(c.type)).field("nullable", c.nullable);
+    w.field("column_type", column_type_name(c.type)).field("nullable", c.nullable);
     w.field("retired", c.retired);
     w.key("path").begin_array();
     for (const auto& p : c.path) w.value(p);

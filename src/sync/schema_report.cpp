@@ -1,13 +1,13 @@
 #include "sync/schema_report.hpp"
 
-#include "columns/column_evolution.hpp"
-#include "columns/json_inference.hpp"
-
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
-#include "rows/row_contract.hpp"
+#include "columns/column_evolution.hpp"
+#include "columns/json_inference.hpp"
+#include "contract/row_contract.hpp"
+#include "engines/engines.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 
@@ -53,7 +53,7 @@ std::string options_text(const columns::ColumnOptions& o) {
 
 std::string metadata_names() {
   std::string out;
-  for (const auto& c : rows::kColumns) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  for (const auto& c : contract::kColumns) out += (out.empty() ? "" : ", ") + std::string(c.name);
   return out;
 }
 
@@ -70,9 +70,10 @@ std::string format_text(const SchemaReport& r) {
     return out.str();
   }
   out << "  from each topic's latest value schema in the registry (subject <topic>-value); "
-      << options_text(r.options) << "\n  beside krow's " << rows::kColumnCount
+      << options_text(r.options) << "\n  beside krow's " << contract::kColumnCount
       << " metadata columns (" << metadata_names() << ")\n"
-      << "  a table gets these columns with columns: from_schema in the manifest's tables: (DuckDB and PostgreSQL)\n";
+      << "  a table gets these columns with columns: from_schema in the manifest's tables: ("
+      << engines_that([](const WarehouseCapabilities& c) { return c.typed_columns; }) << ")\n";
   if (r.tables.empty()) out << "\n  no topics selected\n";
   for (const auto& t : r.tables) {
     out << "\ntable " << t.table << " (topic " << t.topic << ")\n";
@@ -138,8 +139,8 @@ std::string format_json(const SchemaReport& r) {
       w.begin_object();
       w.field("name", c.name)
           .field("type", t.sql_types[i])
-          .field("column_type", columns::column_type_name(c.type));
-      if (c.type == columns::ColumnType::decimal)
+          .field("column_type", column_type_name(c.type));
+      if (c.type == ColumnType::decimal)
         w.field("precision", static_cast<int64_t>(c.precision))
             .field("scale", static_cast<int64_t>(c.scale));
       w.field("nullable", c.nullable).field("source", c.source);

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <future>
 #include <optional>
 
+#include "engines/engines.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "kafka/lag_group.hpp"
@@ -23,7 +24,6 @@
 #include "sync/run_recorder.hpp"
 #include "sync/schema_report.hpp"
 #include "util/error.hpp"
-#include "warehouse/adapters.hpp"
 
 namespace krow {
 

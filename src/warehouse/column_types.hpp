@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "contract/row_contract.hpp"
 #include "warehouse/sql_text.hpp"
 #include "warehouse/warehouse.hpp"
 
@@ -15,8 +16,8 @@ namespace krow {
 
 // The column (type, precision and scale) that `warehouse` gives the type `sql`, spelt as its
 // column_sql_type spells it; nullopt for any other type.
-inline std::optional<columns::ColumnSpec> spec_of_sql_type(const Warehouse& warehouse, const std::string& sql) {
-  using columns::ColumnType;
+inline std::optional<columns::ColumnSpec> spec_of_sql_type(const Warehouse& warehouse,
+                                                           const std::string& sql) {
   columns::ColumnSpec c;
   // In this order, so that a name two types share reads as the first: text before bytes
   // (both text), PostgreSQL's numeric(20,0) as uint64 before decimal (the same column).
@@ -35,6 +36,16 @@ inline std::optional<columns::ColumnSpec> spec_of_sql_type(const Warehouse& ware
   c.scale = scale;
   if (warehouse.column_sql_type(c) == sql) return c;
   return std::nullopt;
+}
+
+// The column list of a CREATE TABLE of krow's metadata columns (contract/row_contract), in
+// `warehouse`'s types: the same mapping as typed columns'.
+inline std::string row_column_definitions(const Warehouse& warehouse) {
+  return contract::column_definitions([&](ColumnType t) {
+    columns::ColumnSpec c;
+    c.type = t;
+    return warehouse.column_sql_type(c);
+  });
 }
 
 // The ADD COLUMN and ALTER COLUMN statements of `changes` on `target` (schema.table,

@@ -2,8 +2,6 @@
 // back and verified with OpenSSL), the refresh margin, and the refusals of credentials files.
 // The token round trips are in tests/integration/bigquery_auth_test.cpp.
 
-#include "warehouse/bigquery/bq_auth.hpp"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <openssl/bio.h>
@@ -21,7 +19,8 @@
 
 #include "util/error.hpp"
 #include "util/text.hpp"
-#include "warehouse/bigquery/bq_jwt.hpp"
+#include "warehouse/bigquery/bigquery_auth.hpp"
+#include "warehouse/bigquery/bigquery_jwt.hpp"
 
 namespace krow::bigquery {
 namespace {

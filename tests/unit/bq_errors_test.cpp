@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "warehouse/bigquery/bq_client.hpp"
+#include "warehouse/bigquery/bigquery_client.hpp"
 
 namespace krow::bigquery {
 namespace {

@@ -29,7 +29,7 @@ class MemoryWarehouse : public Warehouse {
   std::string describe() const override { return "memory"; }
   NameRules name_rules() const override { return {}; }
   std::string column_sql_type(const columns::ColumnSpec& c) const override {
-    return std::string(columns::column_type_name(c.type));
+    return std::string(column_type_name(c.type));
   }
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
   std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }

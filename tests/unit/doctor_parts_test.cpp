@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "doctor/network_probe.hpp"
-#include "manifest/section.hpp"
+#include "settings/section.hpp"
 
 namespace krow {
 namespace {

@@ -3,8 +3,9 @@
 // stored as changed; each batch stores its own rows, however big the one before; and each
 // default batch fills whole row groups.
 
-#include <gtest/gtest.h>
+#include "warehouse/duckdb/duckdb_warehouse.hpp"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,8 +14,7 @@
 
 #include "manifest/manifest.hpp"
 #include "rows/row_batch.hpp"
-#include "warehouse/duckdb_adapter/duckdb_settings.hpp"
-#include "warehouse/duckdb_adapter/duckdb_warehouse.hpp"
+#include "warehouse/duckdb/duckdb_settings.hpp"
 #include "warehouse_probe.hpp"
 
 namespace krow {
@@ -62,7 +62,7 @@ class DuckDBWrite : public ::testing::Test {
       r.offset = Offset(o);
       if (o % 7 != 0) {
         r.timestamp_ms = 1'700'000'000'000 + o;
-        r.timestamp_type = rows::TimestampType::create_time;
+        r.timestamp_type = contract::TimestampType::create_time;
       }
       r.key.format = Format::string;
       r.key.text = put(b, o % 2 ? "k" + std::to_string(o) : "a-key-longer-than-twelve-" + std::to_string(o));
@@ -124,7 +124,7 @@ TEST_F(DuckDBWrite, ARowChangedAfterEncodingIsStoredAsChanged) {
   fill(b, 1, 10);
   auto w = open("changed");
   w->encode(b);
-  b.replace_unstorable(0, 2, rows::kValue, RowBatch::Fallback::as_text, "refused for the test");
+  b.replace_unstorable(0, 2, contract::kValue, RowBatch::Fallback::as_text, "refused for the test");
   w->commit("test", b, no_moves(), Warehouse::WriteMode::append);
   w.reset();
   const auto rows = testkit::duckdb_probe(path("changed"))->rows("orders");

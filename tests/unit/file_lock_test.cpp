@@ -1,4 +1,4 @@
-#include "warehouse/duckdb_adapter/file_lock.hpp"
+#include "warehouse/duckdb/file_lock.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

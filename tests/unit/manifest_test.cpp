@@ -1,5 +1,7 @@
 // Manifest parsing: defaults, ${ENV} references, sizes, and errors that name the line.
 
+#include "manifest/manifest.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "manifest/manifest.hpp"
-#include "warehouse/duckdb_adapter/duckdb_settings.hpp"
-#include "warehouse/postgres/pg_settings.hpp"
 #include "util/error.hpp"
+#include "warehouse/duckdb/duckdb_settings.hpp"
+#include "warehouse/postgres/postgres_settings.hpp"
 
 namespace krow {
 namespace {

@@ -2,14 +2,13 @@
 // bytes PostgreSQL's own numeric_send writes for the same values (base-10000 digits, weight,
 // sign, display scale), worked out by hand from its documented format.
 
-#include "warehouse/postgres/pg_copy.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "rows/typed_values.hpp"
+#include "warehouse/postgres/postgres_copy.hpp"
 
 namespace krow::pg {
 namespace {

@@ -71,7 +71,7 @@ RowBatch one_row(const std::string& value, const std::string& headers, const std
 
 TEST(RowBatch, RefusedJsonValueKeepsItsTextAsAJsonString) {
   auto b = one_row(R"({"a":"x\u0000y"})", "[]");
-  b.replace_unstorable(0, 0, rows::kValue, RowBatch::Fallback::as_text, "no NUL here");
+  b.replace_unstorable(0, 0, contract::kValue, RowBatch::Fallback::as_text, "no NUL here");
   const Row& r = b.tables()[0].rows[0];
   EXPECT_EQ(r.value.text.view(b.arena()), R"("{\"a\":\"x\\u0000y\"}")");
   EXPECT_EQ(r.value.format, Format::string);
@@ -82,7 +82,7 @@ TEST(RowBatch, RefusedJsonValueKeepsItsTextAsAJsonString) {
 
 TEST(RowBatch, RefusedHeadersAndAnEarlierErrorAreBothKept) {
   auto b = one_row("1", R"([{"key":"k","value":"\u0000"}])", "key looked framed");
-  b.replace_unstorable(0, 0, rows::kHeaders, RowBatch::Fallback::as_text, "why");
+  b.replace_unstorable(0, 0, contract::kHeaders, RowBatch::Fallback::as_text, "why");
   const Row& r = b.tables()[0].rows[0];
   EXPECT_EQ(r.headers.view(b.arena()), R"("[{\"key\":\"k\",\"value\":\"\\u0000\"}]")");
   EXPECT_EQ(r.decode_error.view(b.arena()), "key looked framed; headers stored as their JSON text in a string: why");
@@ -91,8 +91,8 @@ TEST(RowBatch, RefusedHeadersAndAnEarlierErrorAreBothKept) {
 
 TEST(RowBatch, SecondRefusalStoresNull) {
   auto b = one_row("1e999999", "[]");
-  b.replace_unstorable(0, 0, rows::kValue, RowBatch::Fallback::as_text, "first");
-  b.replace_unstorable(0, 0, rows::kValue, RowBatch::Fallback::as_null, "second");
+  b.replace_unstorable(0, 0, contract::kValue, RowBatch::Fallback::as_text, "first");
+  b.replace_unstorable(0, 0, contract::kValue, RowBatch::Fallback::as_null, "second");
   const Row& r = b.tables()[0].rows[0];
   EXPECT_FALSE(r.value.text.present);
   EXPECT_EQ(r.decode_error.view(b.arena()),
@@ -101,7 +101,7 @@ TEST(RowBatch, SecondRefusalStoresNull) {
 
 TEST(RowBatch, NotNullColumnsAreNeverReplaced) {
   auto b = one_row("1", "[]");
-  b.replace_unstorable(0, 0, rows::kId, RowBatch::Fallback::as_null, "x");
+  b.replace_unstorable(0, 0, contract::kId, RowBatch::Fallback::as_null, "x");
   EXPECT_FALSE(b.tables()[0].rows[0].decode_error.present);
 }
 
@@ -111,7 +111,7 @@ TEST(RowBatch, EncodedRowsStopBeingCurrentWhenTheRowsChange) {
   auto& t = b.tables()[slot];
   t.encoded = std::make_unique<EncodedRows>();
   t.encoded->current = true;
-  b.replace_unstorable(slot, 0, rows::kValue, RowBatch::Fallback::as_text, "refused");
+  b.replace_unstorable(slot, 0, contract::kValue, RowBatch::Fallback::as_text, "refused");
   EXPECT_FALSE(t.encoded->current);  // the adapter builds its form again
   t.encoded->current = true;
   b.clear();

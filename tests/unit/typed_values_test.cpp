@@ -14,7 +14,6 @@ namespace krow::rows {
 namespace {
 
 using columns::ColumnSpec;
-using columns::ColumnType;
 using ::testing::HasSubstr;
 
 ColumnSpec col(std::string name, ColumnType type, std::vector<std::string> path,

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "rows/row_contract.hpp"
+#include "contract/row_contract.hpp"
 #include "util/error.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
@@ -32,22 +32,44 @@ constexpr int kLeaseSeconds = 600;
 constexpr int64_t kLoadTableLifeMs = 24 * 3600 * 1000;
 constexpr int64_t kStagingLifeMs = 7 * kLoadTableLifeMs;
 
-const char* bigquery_type(rows::LogicalType t) {
-  switch (t) {
-    case rows::LogicalType::text: return "STRING";
-    case rows::LogicalType::int32:
-    case rows::LogicalType::int64: return "INT64";
-    case rows::LogicalType::timestamp: return "TIMESTAMP";
-    case rows::LogicalType::json: return "JSON";
-    case rows::LogicalType::boolean: return "BOOL";
+// A column's GoogleSQL type: the row contract's and typed columns' alike.
+std::string bigquery_type(ColumnType type, int32_t precision = 0, int32_t scale = 0) {
+  switch (type) {
+    case ColumnType::boolean:
+      return "BOOL";
+    case ColumnType::int32:
+    case ColumnType::int64:
+      return "INT64";
+    case ColumnType::uint64:
+      return "BIGNUMERIC";
+    case ColumnType::float32:
+    case ColumnType::float64:
+      return "FLOAT64";
+    case ColumnType::decimal:
+      if (precision - scale <= 29 && scale <= 9) return "NUMERIC";
+      if (precision - scale <= 38 && scale <= 38) return "BIGNUMERIC";
+      return "STRING";
+    case ColumnType::text:
+      return "STRING";
+    case ColumnType::bytes:
+      return "STRING";  // base64, as in the value column
+    case ColumnType::date:
+      return "DATE";
+    case ColumnType::time:
+      return "TIME";
+    case ColumnType::timestamp:
+      return "TIMESTAMP";
+    case ColumnType::json:
+      return "JSON";
   }
-  return "STRING";
+  return "JSON";
 }
 
 // The row contract's columns in BigQuery types.
 std::vector<Field> row_fields() {
   std::vector<Field> out;
-  for (const auto& c : rows::kColumns) out.push_back({std::string(c.name), bigquery_type(c.type), !c.nullable});
+  for (const auto& c : contract::kColumns)
+    out.push_back({std::string(c.name), bigquery_type(c.type), !c.nullable});
   return out;
 }
 
@@ -56,10 +78,10 @@ std::vector<Field> row_fields() {
 // timestamp as milliseconds (no text format to agree on).
 std::vector<Field> load_fields() {
   std::vector<Field> out;
-  for (const auto& c : rows::kColumns) {
-    const char* type = c.type == rows::LogicalType::json        ? "STRING"
-                       : c.type == rows::LogicalType::timestamp ? "INT64"
-                                                                : bigquery_type(c.type);
+  for (const auto& c : contract::kColumns) {
+    const std::string type = c.type == ColumnType::json        ? "STRING"
+                             : c.type == ColumnType::timestamp ? "INT64"
+                                                               : bigquery_type(c.type);
     out.push_back({std::string(c.name), type, !c.nullable});
   }
   return out;
@@ -67,7 +89,8 @@ std::vector<Field> load_fields() {
 
 std::string column_list() {
   std::string out;
-  for (const auto& c : rows::kColumns) out += (out.empty() ? "" : ", ") + std::string("`") + std::string(c.name) + "`";
+  for (const auto& c : contract::kColumns)
+    out += (out.empty() ? "" : ", ") + std::string("`") + std::string(c.name) + "`";
   return out;
 }
 
@@ -136,33 +159,15 @@ int64_t now_ms() {
 }  // namespace
 
 std::string BigQueryWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
-  using columns::ColumnType;
-  switch (column.type) {
-    case ColumnType::boolean: return "BOOL";
-    case ColumnType::int32:
-    case ColumnType::int64: return "INT64";
-    case ColumnType::uint64: return "BIGNUMERIC";
-    case ColumnType::float32:
-    case ColumnType::float64: return "FLOAT64";
-    case ColumnType::decimal:
-      if (column.precision - column.scale <= 29 && column.scale <= 9) return "NUMERIC";
-      if (column.precision - column.scale <= 38 && column.scale <= 38) return "BIGNUMERIC";
-      return "STRING";
-    case ColumnType::text: return "STRING";
-    case ColumnType::bytes: return "STRING";  // base64, as in the value column
-    case ColumnType::date: return "DATE";
-    case ColumnType::time: return "TIME";
-    case ColumnType::timestamp: return "TIMESTAMP";
-    case ColumnType::json: return "JSON";
-  }
-  return "JSON";
+  return bigquery_type(column.type, column.precision, column.scale);
 }
 
 std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_columns(const std::string& table) {
   const auto fields = client_->table_fields(config_.schema, table);
   if (!fields) return std::nullopt;
-  bool same = fields->size() >= rows::kColumnCount;
-  for (size_t i = 0; same && i < rows::kColumnCount; ++i) same = (*fields)[i] == rows::kColumns[i].name;
+  bool same = fields->size() >= contract::kColumnCount;
+  for (size_t i = 0; same && i < contract::kColumnCount; ++i)
+    same = (*fields)[i] == contract::kColumns[i].name;
   if (!same)
     throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
                                              " exists but does not have krow's columns; rename or drop it, or choose "
@@ -170,7 +175,8 @@ std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_column
   // Typed columns are not written to BigQuery yet (the manifest refuses them): any column
   // after the metadata ones was added by hand, and krow plans none of its types.
   std::vector<columns::TableColumn> out;
-  for (size_t i = rows::kColumnCount; i < fields->size(); ++i) out.push_back({(*fields)[i], "", std::nullopt});
+  for (size_t i = contract::kColumnCount; i < fields->size(); ++i)
+    out.push_back({(*fields)[i], "", std::nullopt});
   return out;
 }
 
@@ -410,16 +416,17 @@ std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& b
         ndjson += '"';
       };
       id.clear();
-      rows::append_id(id, t.topic_id, row.partition, row.offset);
+      contract::append_id(id, t.topic_id, row.partition, row.offset);
       ndjson += "{\"id\":";
       append_json_string(ndjson, id);
       ndjson += ",\"kafka_topic_id\":";
       append_json_string(ndjson, t.topic_id.str());
       number("kafka_partition", row.partition.value());
       number("kafka_offset", row.offset.value());
-      if (row.timestamp_type != rows::TimestampType::none) {
+      if (row.timestamp_type != contract::TimestampType::none) {
         number("kafka_timestamp", row.timestamp_ms);
-        ndjson += ",\"kafka_timestamp_type\":\"" + std::string(rows::timestamp_type_name(row.timestamp_type)) + "\"";
+        ndjson += ",\"kafka_timestamp_type\":\"" +
+                  std::string(contract::timestamp_type_name(row.timestamp_type)) + "\"";
       }
       text("key", row.key.text);
       format("key_format", row.key.format);
@@ -518,7 +525,7 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
       // their own).
       int64_t lo = INT64_MAX, hi = INT64_MIN;
       for (const auto& row : t.rows)
-        if (row.timestamp_type != rows::TimestampType::none) {
+        if (row.timestamp_type != contract::TimestampType::none) {
           lo = std::min(lo, row.timestamp_ms);
           hi = std::max(hi, row.timestamp_ms);
         }

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "warehouse/bigquery/bq_client.hpp"
-#include "warehouse/bigquery/bq_settings.hpp"
+#include "warehouse/bigquery/bigquery_client.hpp"
+#include "warehouse/bigquery/bigquery_settings.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {

@@ -9,13 +9,13 @@
 #include <regex>
 #include <thread>
 
+#include "contract/row_contract.hpp"
 #include "rows/json_limits.hpp"
-#include "rows/row_contract.hpp"
 #include "util/error.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/column_types.hpp"
-#include "warehouse/postgres/pg_copy.hpp"
+#include "warehouse/postgres/postgres_copy.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -39,18 +39,6 @@ std::string array_literal(const std::vector<std::string>& items) {
     out.push_back('"');
   }
   return out + "}";
-}
-
-const char* postgres_type(rows::LogicalType t) {
-  switch (t) {
-    case rows::LogicalType::text: return "text";
-    case rows::LogicalType::int32: return "integer";
-    case rows::LogicalType::int64: return "bigint";
-    case rows::LogicalType::timestamp: return "timestamptz";
-    case rows::LogicalType::json: return "jsonb";
-    case rows::LogicalType::boolean: return "boolean";
-  }
-  return "text";
 }
 
 // What jsonb holds of JSON: no U+0000, surrogates only in pairs, and numeric's range.
@@ -80,7 +68,6 @@ std::vector<std::string> key_sql(const TableSettings& settings, const std::strin
 // One typed cell (rows/typed_values.hpp) in the binary form of its column's type.
 void put_typed(pg::CopyWriter& w, const columns::ColumnSpec& spec, const rows::TypedCell& cell,
                const std::string& arena) {
-  using columns::ColumnType;
   if (!cell.present) return w.null();
   switch (spec.type) {
     case ColumnType::boolean: return w.boolean(cell.a != 0);
@@ -110,7 +97,6 @@ std::string application_name() {
 }  // namespace
 
 std::string PostgresWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
-  using columns::ColumnType;
   switch (column.type) {
     case ColumnType::boolean: return "boolean";
     case ColumnType::int32: return "integer";
@@ -139,14 +125,15 @@ std::optional<std::vector<columns::TableColumn>> PostgresWarehouse::typed_column
       "attnum > 0 AND NOT attisdropped ORDER BY attnum",
       {target}, "reading a table's columns");
   const int n = PQntuples(cols.get());
-  bool same = n >= static_cast<int>(rows::kColumnCount);
-  for (int i = 0; same && i < static_cast<int>(rows::kColumnCount); ++i) same = text(cols, i, 0) == rows::kColumns[i].name;
+  bool same = n >= static_cast<int>(contract::kColumnCount);
+  for (int i = 0; same && i < static_cast<int>(contract::kColumnCount); ++i)
+    same = text(cols, i, 0) == contract::kColumns[i].name;
   if (!same)
     throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
                                              " exists but does not have krow's columns; rename or drop it, or "
                                              "choose another warehouse.schema");
   std::vector<columns::TableColumn> out;
-  for (int i = static_cast<int>(rows::kColumnCount); i < n; ++i) {
+  for (int i = static_cast<int>(contract::kColumnCount); i < n; ++i) {
     // format_type's names, spelt as column_sql_type spells them.
     auto type = text(cols, i, 1);
     if (type == "timestamp with time zone") type = "timestamptz";
@@ -409,7 +396,7 @@ std::vector<TableMapping> PostgresWarehouse::tables() {
 }
 
 std::string PostgresWarehouse::planned_definitions(const TableSettings& settings) const {
-  std::string definitions = rows::column_definitions(postgres_type);
+  std::string definitions = row_column_definitions(*this);
   for (const auto& c : settings.typed_columns)
     definitions += ", " + quote(c.name) + " " + column_sql_type(c);
   return definitions;
@@ -545,14 +532,14 @@ void PostgresWarehouse::replace_what_jsonb_refuses(RowBatch& batch, size_t table
   if (row.value.text.present && row.value.format != Format::string) {
     const auto why = rows::json_refusal(row.value.text.view(batch.arena()), kJsonbLimits);
     if (!why.empty())
-      batch.replace_unstorable(table, index, rows::kValue, RowBatch::Fallback::as_text,
+      batch.replace_unstorable(table, index, contract::kValue, RowBatch::Fallback::as_text,
                                "PostgreSQL's jsonb cannot hold it (" + why + ")");
   }
   const Row& again = batch.tables()[table].rows[index];  // the arena may have moved
   if (again.headers.present) {
     const auto why = rows::json_refusal(again.headers.view(batch.arena()), kJsonbLimits);
     if (!why.empty())
-      batch.replace_unstorable(table, index, rows::kHeaders, RowBatch::Fallback::as_text,
+      batch.replace_unstorable(table, index, contract::kHeaders, RowBatch::Fallback::as_text,
                                "PostgreSQL's jsonb cannot hold them (" + why + ")");
   }
 }
@@ -587,19 +574,19 @@ void PostgresWarehouse::copy_rows(RowBatch& batch, size_t table_index, const std
       else w.null();
     };
     const Row& row = table.rows[i];
-    w.row(static_cast<int16_t>(rows::kColumnCount + table.typed_count()));
+    w.row(static_cast<int16_t>(contract::kColumnCount + table.typed_count()));
     id.clear();
-    rows::append_id(id, table.topic_id, row.partition, row.offset);
+    contract::append_id(id, table.topic_id, row.partition, row.offset);
     w.text(id);
     w.text(table.topic_id.str());
     w.int32(row.partition.value());
     w.int64(row.offset.value());
-    if (row.timestamp_type == rows::TimestampType::none) {
+    if (row.timestamp_type == contract::TimestampType::none) {
       w.null();
       w.null();
     } else {
       w.timestamp_ms(row.timestamp_ms);
-      w.text(rows::timestamp_type_name(row.timestamp_type));
+      w.text(contract::timestamp_type_name(row.timestamp_type));
     }
     slice(row.key.text);
     format(row.key.format);
@@ -631,7 +618,7 @@ std::string PostgresWarehouse::stage_rows(RowBatch& batch, size_t table_index) {
   if (!stages_.count(stage)) {
     conn_->exec("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" +
                     (table.typed ? "LIKE " + quote(config_.schema) + "." + quote(table.table)
-                                 : rows::column_definitions(postgres_type)) +
+                                 : row_column_definitions(*this)) +
                     ") ON COMMIT DELETE ROWS",
                 "creating the merge stage");
     stages_.insert(stage);
@@ -705,9 +692,10 @@ void PostgresWarehouse::write_batch(const std::string& sync_id, RowBatch& batch,
       if (!std::regex_search(e.context(), m, where) || copying_ >= batch.tables().size()) throw;
       const size_t row = std::stoul(m[1]) - 1;
       if (row >= batch.tables()[copying_].rows.size()) throw;
-      const auto column = std::find_if(rows::kColumns.begin(), rows::kColumns.end(),
-                                       [&](const rows::Column& c) { return c.name == m[2].str(); });
-      if (column == rows::kColumns.end()) {
+      const auto column =
+          std::find_if(contract::kColumns.begin(), contract::kColumns.end(),
+                       [&](const contract::Column& c) { return c.name == m[2].str(); });
+      if (column == contract::kColumns.end()) {
         // A typed column: its cell becomes NULL, the reason the row's decode_error.
         const auto& t = batch.tables()[copying_];
         size_t k = 0;
@@ -716,7 +704,7 @@ void PostgresWarehouse::write_batch(const std::string& sync_id, RowBatch& batch,
         batch.replace_unstorable_typed(copying_, row, k, "PostgreSQL refused it (" + e.primary() + ")");
         continue;
       }
-      const auto index = static_cast<rows::ColumnIndex>(column - rows::kColumns.begin());
+      const auto index = static_cast<contract::ColumnIndex>(column - contract::kColumns.begin());
       const bool first = refused.insert({copying_, row, index}).second;
       batch.replace_unstorable(copying_, row, index, first ? RowBatch::Fallback::as_text : RowBatch::Fallback::as_null,
                                "PostgreSQL refused it (" + e.primary() + ")");

@@ -21,8 +21,8 @@
 #include <set>
 #include <string>
 
-#include "warehouse/postgres/pg_connection.hpp"
-#include "warehouse/postgres/pg_settings.hpp"
+#include "warehouse/postgres/postgres_connection.hpp"
+#include "warehouse/postgres/postgres_settings.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
