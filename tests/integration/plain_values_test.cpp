@@ -1,4 +1,4 @@
-// Plain payloads on a real broker, on every warehouse engine: every column of SPEC.md §3
+// Plain payloads on a real broker, on every warehouse engine: every column of docs/row-contract.md
 // for JSON, text, binary and empty values, null and binary keys, UTF-8 and non-UTF-8
 // headers, tombstones, the size limit, both timestamp types, and JSON that an engine's JSON
 // type cannot hold.

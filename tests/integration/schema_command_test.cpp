@@ -124,7 +124,7 @@ class SchemaCommand : public EngineTest {
            registry_ca() + "\n";
   }
 
-  // The engine's type for each planned type, as the README's matrix says.
+  // The engine's type for each planned type, as the type matrix of docs/typed-tables.md says.
   std::string sql(const std::string& type) const {
     static const std::map<std::string, std::pair<std::string, std::string>> types = {
         {"int32", {"INTEGER", "integer"}},

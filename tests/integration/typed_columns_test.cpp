@@ -538,7 +538,7 @@ TEST_P(TypedColumns, AvroSchemaEvolutionAddsWidensAndRefusesOrIsolatesABreakingC
 }
 
 TEST_P(TypedColumns, ProtobufSchemaEvolutionAddsWidensAndRefusesOrIsolatesABreakingChange) {
-  // Protobuf 64-bit integers are JSON strings in the value (SPEC.md), and so in the variant
+  // Protobuf 64-bit integers are JSON strings in the value (docs/row-contract.md), and so in the variant
   // column; proto3 strings are never missing (the empty string is written).
   evolve("protobuf", type("BIGINT", "bigint") + " (int64)", stored_json(Cell(R"("42")")).value(),
          stored_json(Cell(R"("-1")")).value(), Cell(""));

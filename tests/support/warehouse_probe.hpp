@@ -15,7 +15,7 @@
 
 namespace krow::testkit {
 
-// One row of a krow table, every column of SPEC.md §3. JSON columns are text as the engine
+// One row of a krow table, every column of docs/row-contract.md. JSON columns are text as the engine
 // gives it back (DuckDB keeps the text; PostgreSQL's jsonb normalises it: see canonical_json).
 struct StoredRow {
   std::string id;

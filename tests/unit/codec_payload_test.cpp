@@ -1,4 +1,4 @@
-// PayloadDecoder: how plain key and value bytes become the row's columns (SPEC.md §3).
+// PayloadDecoder: how plain key and value bytes become the row's columns (docs/row-contract.md).
 // Expected base64 strings were worked out by hand from RFC 4648.
 
 #include <gmock/gmock.h>
@@ -128,8 +128,9 @@ TEST_F(PayloadTest, TextWithOtherControlCharactersIsBinary) {
 }
 
 TEST_F(PayloadTest, C1ControlCharactersAreBinary) {
-  // SPEC §3: `string` has "no control characters except tab, CR and LF". U+0080..U+009F
-  // (here U+0085, NEXT LINE, bytes C2 85) are Unicode control characters (category Cc).
+  // docs/row-contract.md: `string` is UTF-8 text with no control characters but tab, CR
+  // and LF. U+0080..U+009F (here U+0085, NEXT LINE, bytes C2 85) are Unicode control
+  // characters (category Cc).
   expect_binary_value("a\xc2\x85" "b", "YcKFYg==");
 }
 
@@ -312,7 +313,7 @@ TEST(PayloadJsonSchema, ValidJsonIsJsonSchema) {
 }
 
 TEST(PayloadJsonSchema, BodyThatIsNotJsonIsSchemaRegistryWithItsBytes) {
-  // SPEC §3: a framed value that cannot be decoded is `schema_registry`, value NULL, the raw
+  // docs/row-contract.md: a framed value that cannot be decoded is `schema_registry`, value NULL, the raw
   // bytes (header included) in value_base64, the reason in decode_error; never `string`.
   OneJsonSchema registry;
   PayloadDecoder decoder{DecoderOptions{}, &registry};

@@ -1,4 +1,4 @@
-// Topic selection and topic -> table names (SPEC.md §2).
+// Topic selection and topic -> table names (docs/row-contract.md, "Topics and tables").
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
