@@ -14,7 +14,7 @@ WarehouseCheckup check_bigquery(const WarehouseConfig& config, std::chrono::seco
   settings.request_timeout_s =
       std::max(5, std::min(settings.request_timeout_s, static_cast<int>(timeout.count())));
   const std::string fix =
-      "see the message; the README's BigQuery section lists the roles krow needs";
+      "see the message; docs/warehouses/bigquery.md lists the roles krow needs (IAM roles)";
   std::unique_ptr<bigquery::Client> client;
   try {
     client = std::make_unique<bigquery::Client>(settings, config.schema);
