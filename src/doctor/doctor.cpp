@@ -84,42 +84,15 @@ std::string from_env(const std::vector<EnvReference>& refs, const std::string& k
 
 // Planning needs the stored positions; a warehouse that cannot be opened is planned as one
 // that holds none, so that the cluster side is still checked.
-class NoState final : public Warehouse {
+class NoState final : public StateStore {
  public:
   std::string describe() const override { return "no warehouse state (it could not be opened)"; }
-  NameRules name_rules() const override { return {}; }
-  std::string column_sql_type(const columns::ColumnSpec&) const override { return "?"; }
-  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
-  std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }
-  std::vector<std::string> evolution_sql(const std::string&, const std::vector<columns::ColumnChange>&) const override {
-    return {};
-  }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
-  void create_table(const std::string&, const std::string&, const std::string&,
-                    const TableSettings&, Creation) override {
-    refuse();
-  }
-  void commit(const std::string&, RowBatch&, const std::vector<PositionMove>&, WriteMode) override {
-    refuse();
-  }
-  void begin_staging(const std::string&, const std::vector<std::string>&) override { refuse(); }
-  void stage(const std::string&, RowBatch&, bool) override { refuse(); }
-  void publish(const std::string&, const std::vector<std::string>&, const std::vector<PositionMove>&,
-               WriteMode) override {
-    refuse();
-  }
-  void discard_staged(const std::string&, const std::vector<std::string>&) override { refuse(); }
-  RowCount count_rows(const std::string&, const std::string&, bool, const std::vector<OffsetRange>&) override {
-    return {};
-  }
-  void record_run(const RunRecord&) override { refuse(); }
-  std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
-
- private:
-  [[noreturn]] static void refuse() {
+  void record_run(const RunRecord&) override {
     throw Error(ErrorClass::fatal_run, "krow doctor writes nothing");
   }
+  std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
 };
 
 // What the Kafka checks learnt, for the space estimate.
@@ -216,16 +189,16 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
   std::string stage = "planning";
   try {
     kafka::Cluster cluster(*client, wait, wait);
-    std::unique_ptr<Warehouse> state;
+    std::unique_ptr<Warehouse> opened;
     if (wh.usable) {
       try {
-        state = open_warehouse(m.warehouse, m.name, OpenMode::read_only);
+        opened = open_warehouse(m.warehouse, m.name, OpenMode::read_only);
       } catch (const Error&) {
         // Reported by the warehouse checks; the cluster side is still worth checking.
       }
     }
-    if (!state) state = std::make_unique<NoState>();
-    const auto plan = make_plan(cluster, *state, m);
+    NoState none;
+    const auto plan = make_plan(cluster, opened ? static_cast<StateStore&>(*opened) : none, m);
 
     if (plan.topics.empty()) {
       out.push_back(Check::fail(

@@ -8,9 +8,11 @@
 
 namespace krow {
 
-Committer::Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, bool staged,
-                     std::chrono::seconds retry_budget, std::unique_ptr<RowBatch> spare, AfterCommit after_commit)
-    : warehouse_(warehouse),
+Committer::Committer(BatchWriter& writer, StateStore& state, std::string sync_id,
+                     BatchWriter::WriteMode mode, bool staged, std::chrono::seconds retry_budget,
+                     std::unique_ptr<RowBatch> spare, AfterCommit after_commit)
+    : writer_(writer),
+      state_(state),
       sync_id_(std::move(sync_id)),
       mode_(mode),
       staged_(staged),
@@ -37,7 +39,7 @@ void Committer::expect(const TopicId& topic_id, Partition partition, std::option
 
 void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Position>& moved) {
   if (moved.empty() && batch->row_count() == 0) return;
-  warehouse_.encode(*batch);  // here, while the writing thread still writes the batch before
+  writer_.encode(*batch);  // here, while the writing thread still writes the batch before
   Job job;
   for (const auto& p : moved) {
     auto& t = tracked_[{p.topic_id, p.partition}];
@@ -84,7 +86,8 @@ void Committer::loop() {
     if (trace)
       std::fprintf(stderr, "krow: batch of %zu rows being written\n", job.batch->row_count());
     try {
-      if (staged_) with_retries({}, [&](bool again) { warehouse_.stage(sync_id_, *job.batch, again); });
+      if (staged_)
+        with_retries({}, [&](bool again) { writer_.stage(sync_id_, *job.batch, again); });
       else write(*job.batch, job.moves);
       if (after_commit_ && !staged_) {
         std::vector<Position> stored;
@@ -121,7 +124,7 @@ std::chrono::milliseconds backoff(int attempt) {
 }  // namespace
 
 void Committer::write(RowBatch& batch, const std::vector<PositionMove>& moves) {
-  with_retries(moves, [&](bool) { warehouse_.commit(sync_id_, batch, moves, mode_); });
+  with_retries(moves, [&](bool) { writer_.commit(sync_id_, batch, moves, mode_); });
 }
 
 void Committer::publish(const std::vector<std::string>& tables) {
@@ -130,7 +133,7 @@ void Committer::publish(const std::vector<std::string>& tables) {
   if (run_moves_.empty()) return discard(tables);
   std::vector<PositionMove> moves;
   for (const auto& [partition, m] : run_moves_) moves.push_back(m);
-  with_retries(moves, [&](bool) { warehouse_.publish(sync_id_, tables, moves, mode_); });
+  with_retries(moves, [&](bool) { writer_.publish(sync_id_, tables, moves, mode_); });
   if (after_commit_) {
     std::vector<Position> stored;
     for (const auto& m : moves) stored.push_back(m.to);
@@ -139,7 +142,7 @@ void Committer::publish(const std::vector<std::string>& tables) {
 }
 
 void Committer::discard(const std::vector<std::string>& tables) {
-  with_retries({}, [&](bool) { warehouse_.discard_staged(sync_id_, tables); });
+  with_retries({}, [&](bool) { writer_.discard_staged(sync_id_, tables); });
   rows_ = 0;
 }
 
@@ -181,7 +184,7 @@ bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
   std::vector<Position> stored;
   for (int attempt = 1;; ++attempt) {
     try {
-      stored = warehouse_.positions(sync_id_);
+      stored = state_.positions(sync_id_);
       break;
     } catch (const Error& e) {
       if (e.error_class() != ErrorClass::transient || std::chrono::steady_clock::now() + backoff(attempt) > deadline)
@@ -203,11 +206,13 @@ bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
   }
   if (all_to) return true;
   if (all_from) return false;
-  throw Error(ErrorClass::fatal_run,
-              "the positions of sync '" + sync_id_ + "' in " + warehouse_.describe() +
-                  " were moved by someone else while this sync ran (another krow with the same sync ID and warehouse "
-                  "schema, or a manual change); nothing of this batch was written. Make sure one sync at a time "
-                  "writes them, then run the sync again");
+  throw Error(ErrorClass::fatal_run, "the positions of sync '" + sync_id_ + "' in " +
+                                         state_.describe() +
+                                         " were moved by someone else while this sync ran (another "
+                                         "krow with the same sync ID and warehouse "
+                                         "schema, or a manual change); nothing of this batch was "
+                                         "written. Make sure one sync at a time "
+                                         "writes them, then run the sync again");
 }
 
 }  // namespace krow

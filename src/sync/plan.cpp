@@ -5,10 +5,11 @@
 #include <set>
 #include <sstream>
 
+#include "engines/engines.hpp"
 #include "kafka/errors.hpp"
-#include "util/error.hpp"
 #include "sync/quality_gates.hpp"
 #include "sync/topic_selection.hpp"
+#include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
 
@@ -116,13 +117,15 @@ void write_bounds_json(JsonWriter& w, const BoundsConfig& b) {
   w.end_object();
 }
 
-Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest, bool bounded) {
+Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& manifest,
+               bool bounded) {
   Plan plan;
   if (bounded) plan.bounds = manifest.bounds;
   plan.sync_id = manifest.name;
   plan.quality = manifest.quality;
   plan.warehouse = warehouse.describe();
   plan.schema = manifest.warehouse.schema;
+  plan.names = warehouse_capabilities(manifest.warehouse.type).names;
   plan.decoders = manifest.registry.configured()
                       ? "avro, protobuf, json_schema (schema registry " + manifest.registry.url + "), json, string, binary"
                       : "json, string, binary (no schema registry: framed payloads are kept raw as schema_registry)";
@@ -155,7 +158,7 @@ Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& ma
   std::vector<std::string> names;
   for (const auto& d : descriptions)
     if (!d.internal) names.push_back(d.name);
-  const auto tables = table_names(manifest.name, names, warehouse.tables(), warehouse.name_rules());
+  const auto tables = table_names(manifest.name, names, warehouse.tables(), plan.names);
 
   std::vector<TopicPartition> partitions;
   for (const auto& d : descriptions) {

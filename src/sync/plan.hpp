@@ -17,7 +17,8 @@
 #include "kafka/cluster.hpp"
 #include "manifest/manifest.hpp"
 #include "util/json_writer.hpp"
-#include "warehouse/warehouse.hpp"
+#include "warehouse/capabilities.hpp"
+#include "warehouse/state_store.hpp"
 
 namespace krow {
 
@@ -68,6 +69,7 @@ struct Plan {
   std::string sync_id;
   std::string warehouse;  // description of the warehouse
   std::string schema;
+  NameRules names;        // what the warehouse's engine allows in table and column names
   std::string decoders;   // how keys and values will be read
   std::vector<TopicPlan> topics;
   std::vector<std::string> excluded_internal;  // internal topics left out
@@ -84,7 +86,8 @@ struct Plan {
 // on a full_refresh table): every command that plans refuses it alike. `apply_bounds` false
 // plans to the last stable offset whatever manifest.bounds says (a full resync re-reads
 // everything).
-Plan make_plan(kafka::Cluster& cluster, Warehouse& warehouse, const Manifest& manifest, bool apply_bounds = true);
+Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& manifest,
+               bool apply_bounds = true);
 
 // The boundaries `bounds` set, given each partition's start and last stable offset (and,
 // for `until`, the first offset at or after that time, when there is one). Fills boundary

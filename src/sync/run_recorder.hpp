@@ -44,13 +44,13 @@ class RunRecorder {
   // the summary file, or "" when none was written. `plan` and `tables` may be empty (an early
   // failure). Never throws: a record that cannot be stored or written is reported on stderr
   // (one warning each), and the run's own outcome stands.
-  std::string record(Warehouse* warehouse, const SyncResult& result, const Plan* plan,
+  std::string record(StateStore* warehouse, const SyncResult& result, const Plan* plan,
                      const std::vector<TableTally>& tables, int registry_requests) const;
 
  private:
   std::string json(const SyncResult& r, int64_t finished, const Plan* plan, const std::vector<TableTally>& tables,
                    int registry_requests) const;
-  void store(Warehouse& warehouse, const RunRecord& run) const;
+  void store(StateStore& warehouse, const RunRecord& run) const;
   // The path of the summary file written, or "".
   std::string write_artifacts(const RunRecord& run) const;
 

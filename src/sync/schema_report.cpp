@@ -171,10 +171,9 @@ std::string value_subject(const std::string& topic) {
   return topic + "-value";
 }
 
-TableSchema plan_table_schema(const std::string& topic, const std::string& table, SchemaRegistry& registry,
-                              const Warehouse& warehouse, const columns::ColumnOptions& given) {
-  auto options = given;
-  options.max_name_bytes = warehouse.name_rules().max_identifier_bytes;
+TableSchema plan_table_schema(const std::string& topic, const std::string& table,
+                              SchemaRegistry& registry, const TableSchemas& warehouse,
+                              const columns::ColumnOptions& options) {
   TableSchema t;
   t.topic = topic;
   t.table = table;
@@ -211,11 +210,13 @@ namespace {
 
 // Compares `planned` with the table's columns (columns/column_evolution) and settles the
 // table's typed columns and their changes, or its error for a breaking change.
-void evolve_table(TopicPlan& t, Warehouse& warehouse, const std::vector<columns::ColumnSpec>& planned,
-                  const std::optional<std::vector<columns::TableColumn>>& existing) {
+void evolve_table(TopicPlan& t, TableSchemas& warehouse,
+                  const std::vector<columns::ColumnSpec>& planned,
+                  const std::optional<std::vector<columns::TableColumn>>& existing,
+                  const columns::ColumnOptions& options) {
   auto evolution = columns::evolve_columns(
       existing, planned, [&](const columns::ColumnSpec& c) { return warehouse.column_sql_type(c); },
-      t.settings.on_breaking, warehouse.name_rules().max_identifier_bytes,
+      t.settings.on_breaking, options.max_name_bytes,
       t.settings.columns == TypedColumns::infer ? "the sampled values" : "the latest value schema");
   if (!evolution.breaking.empty()) {
     t.error = "table " + t.table + " (topic " + t.topic + "): " +
@@ -234,21 +235,21 @@ void evolve_table(TopicPlan& t, Warehouse& warehouse, const std::vector<columns:
 // keeps the column krow's state binds it to, and a new one never takes a name the table has.
 // Returns the table's bindings.
 std::vector<columns::ColumnBinding> bind_to_table(
-    const std::string& table, Warehouse& warehouse,
+    const std::string& table, TableSchemas& warehouse,
     const std::optional<std::vector<columns::TableColumn>>& existing,
     std::vector<columns::ColumnSpec>& planned, const columns::ColumnOptions& options) {
   if (!existing) return {};
   auto bindings = warehouse.column_bindings(table);
   std::vector<std::string> names;
   for (const auto& c : *existing) names.push_back(c.name);
-  columns::bind_names(planned, bindings, names, options.separator,
-                      warehouse.name_rules().max_identifier_bytes);
+  columns::bind_names(planned, bindings, names, options.separator, options.max_name_bytes);
   return bindings;
 }
 
 // The table's typed columns, or nullopt when it does not exist; a table without krow's
 // columns sets the table's error.
-bool existing_columns(TopicPlan& t, Warehouse& warehouse, std::optional<std::vector<columns::TableColumn>>& out) {
+bool existing_columns(TopicPlan& t, TableSchemas& warehouse,
+                      std::optional<std::vector<columns::TableColumn>>& out) {
   try {
     out = warehouse.typed_columns(t.table);
     return true;
@@ -259,31 +260,31 @@ bool existing_columns(TopicPlan& t, Warehouse& warehouse, std::optional<std::vec
   }
 }
 
-columns::ColumnOptions options_of(const TopicPlan& t, const Warehouse& warehouse, bool tagged_unions) {
+columns::ColumnOptions options_of(const TopicPlan& t, const NameRules& names, bool tagged_unions) {
   columns::ColumnOptions options;
   options.tagged_unions = tagged_unions;
   options.nested = t.settings.nested == NestedColumns::json ? columns::NestedMode::json : columns::NestedMode::flatten;
-  options.max_name_bytes = warehouse.name_rules().max_identifier_bytes;
+  options.max_name_bytes = names.max_identifier_bytes;
   return options;
 }
 
 }  // namespace
 
-void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehouse, bool tagged_unions,
-                        const JsonSampler& sample) {
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, TableSchemas& warehouse,
+                        bool tagged_unions, const JsonSampler& sample) {
   for (auto& t : plan.topics) {
     if (t.settings.columns == TypedColumns::none || !t.error.empty()) continue;
     if (t.settings.columns == TypedColumns::infer) {
       std::optional<std::vector<columns::TableColumn>> existing;
       if (!existing_columns(t, warehouse, existing)) continue;
       const auto samples = sample ? sample(t) : std::vector<std::string>{};
-      const auto options = options_of(t, warehouse, tagged_unions);
+      const auto options = options_of(t, plan.names, tagged_unions);
       auto inferred = columns::infer_json_columns(samples, options);
       const auto bindings = bind_to_table(t.table, warehouse, existing, inferred.columns, options);
       t.typed_source = "inferred from " + std::to_string(samples.size()) + " sampled value(s) of this run" +
                        (existing ? " and the table's columns" : "");
       evolve_table(t, warehouse, columns::merge_inferred(existing, inferred, options, bindings),
-                   existing);
+                   existing, options);
       continue;
     }
     const std::string drop = "or drop `columns: from_schema` from its entry in the manifest's tables: to sync the "
@@ -294,7 +295,7 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehou
                 "registry.password), " + drop;
       continue;
     }
-    auto options = options_of(t, warehouse, tagged_unions);
+    auto options = options_of(t, plan.names, tagged_unions);
     auto s = plan_table_schema(t.topic, t.table, *registry, warehouse, options);
     switch (s.status) {
       case TableSchema::Status::planned: {
@@ -303,7 +304,7 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehou
         std::optional<std::vector<columns::TableColumn>> existing;
         if (!existing_columns(t, warehouse, existing)) break;
         bind_to_table(t.table, warehouse, existing, s.columns.columns, options);
-        evolve_table(t, warehouse, s.columns.columns, existing);
+        evolve_table(t, warehouse, s.columns.columns, existing, options);
         break;
       }
       case TableSchema::Status::no_subject:
@@ -319,7 +320,7 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehou
   }
 }
 
-SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, Warehouse& warehouse,
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, TableSchemas& warehouse,
                                 const columns::ColumnOptions& options) {
   SchemaReport r;
   r.sync_id = plan.sync_id;
@@ -327,7 +328,7 @@ SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, Ware
   r.schema = plan.schema;
   r.registry = registry != nullptr;
   r.options = options;
-  r.options.max_name_bytes = warehouse.name_rules().max_identifier_bytes;
+  r.options.max_name_bytes = plan.names.max_identifier_bytes;
   if (!registry) return r;
   for (const auto& topic : plan.topics) {
     if (!topic.error.empty()) {
@@ -339,12 +340,12 @@ SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, Ware
       r.tables.push_back(std::move(t));
       continue;
     }
-    auto t = plan_table_schema(topic.topic, topic.table, *registry, warehouse, options);
+    auto t = plan_table_schema(topic.topic, topic.table, *registry, warehouse, r.options);
     if (t.status == TableSchema::Status::planned) {
       // An existing table's fields keep their columns, as the sync keeps them.
       try {
         bind_to_table(t.table, warehouse, warehouse.typed_columns(t.table), t.columns.columns,
-                      options);
+                      r.options);
       } catch (const Error& e) {
         if (e.error_class() != ErrorClass::fatal_table) throw;
         t.status = TableSchema::Status::failed;

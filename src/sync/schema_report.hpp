@@ -49,10 +49,11 @@ struct SchemaReport {
 std::string value_subject(const std::string& topic);
 
 // Plans the columns of one topic's table from the latest schema of `<topic>-value` (status
-// planned, no_subject or failed with its message). `options.max_name_bytes` is taken from
-// `warehouse`. Throws Error(transient) when the registry keeps failing.
-TableSchema plan_table_schema(const std::string& topic, const std::string& table, SchemaRegistry& registry,
-                              const Warehouse& warehouse, const columns::ColumnOptions& options);
+// planned, no_subject or failed with its message), named within `options.max_name_bytes`
+// (the engine's NameRules). Throws Error(transient) when the registry keeps failing.
+TableSchema plan_table_schema(const std::string& topic, const std::string& table,
+                              SchemaRegistry& registry, const TableSchemas& warehouse,
+                              const columns::ColumnOptions& options);
 
 // Whether a table of `plan` asks for typed columns (`columns: from_schema`).
 bool wants_typed_columns(const Plan& plan);
@@ -69,14 +70,14 @@ bool wants_typed_columns(const Plan& plan);
 // `columns: infer` tables are planned from the values `sample` returns for them (the first
 // plain JSON values of the run; none when `sample` is empty) and the table's own columns.
 using JsonSampler = std::function<std::vector<std::string>(const TopicPlan&)>;
-void plan_typed_columns(Plan& plan, SchemaRegistry* registry, Warehouse& warehouse, bool tagged_unions,
-                        const JsonSampler& sample = {});
+void plan_typed_columns(Plan& plan, SchemaRegistry* registry, TableSchemas& warehouse,
+                        bool tagged_unions, const JsonSampler& sample = {});
 
 // Plans the columns of every topic of `plan`. `registry` null: none configured (the report
 // then holds no tables). Throws Error(transient) when the registry keeps failing (see
 // SchemaRegistry); other registry failures are per table.
 // A table that exists already keeps its columns' names (columns/column_names bind_names).
-SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, Warehouse& warehouse,
+SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, TableSchemas& warehouse,
                                 const columns::ColumnOptions& options);
 
 std::string format_schema_report(const SchemaReport& report, bool json);

@@ -40,7 +40,8 @@ std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
 
 }  // namespace
 
-std::string format_status(const Manifest& manifest, Warehouse& warehouse, const ClusterView& cluster, bool json) {
+std::string format_status(const Manifest& manifest, StateStore& warehouse,
+                          const ClusterView& cluster, bool json) {
   auto positions = warehouse.positions(manifest.name);
   std::sort(positions.begin(), positions.end(), [](const Position& a, const Position& b) {
     return std::tie(a.topic, a.topic_id, a.partition) < std::tie(b.topic, b.topic_id, b.partition);

@@ -20,6 +20,7 @@ struct ClusterView {
   std::map<std::string, TopicId> live_ids;       // the topic ID each name has now
 };
 
-std::string format_status(const Manifest& manifest, Warehouse& warehouse, const ClusterView& cluster, bool json);
+std::string format_status(const Manifest& manifest, StateStore& warehouse,
+                          const ClusterView& cluster, bool json);
 
 }  // namespace krow

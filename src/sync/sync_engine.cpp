@@ -314,8 +314,9 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   lag_group_ = std::make_unique<kafka::LagGroup>(admin, "krow-" + manifest_.name,
                                                  std::chrono::seconds(manifest_.source.retry_timeout_s));
   committer_ = std::make_unique<Committer>(
-      *warehouse_, manifest_.name, options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append,
-      staged(), std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
+      *warehouse_, *warehouse_, manifest_.name,
+      options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append, staged(),
+      std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
       [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
   struct Drain {  // whatever happens, committed counts are read after the committer stops
     SyncRun& run;

@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
-#include "warehouse/warehouse.hpp"
+#include "warehouse/capabilities.hpp"
+#include "warehouse/state_store.hpp"
 
 namespace krow {
 

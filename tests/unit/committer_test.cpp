@@ -15,8 +15,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Rows and positions in memory, with the fenced commit of the Warehouse contract.
-class MemoryWarehouse : public Warehouse {
+// Rows and positions in memory, with the fenced commit of the BatchWriter contract.
+class MemoryWarehouse : public StateStore, public BatchWriter {
  public:
   enum class Fault { none, lost_acknowledgement, failed_before_commit, moved_by_someone_else };
   Fault next_fault = Fault::none;
@@ -27,15 +27,6 @@ class MemoryWarehouse : public Warehouse {
   std::map<std::pair<TopicId, Partition>, Offset> stored;
 
   std::string describe() const override { return "memory"; }
-  NameRules name_rules() const override { return {}; }
-  std::string column_sql_type(const columns::ColumnSpec& c) const override {
-    return std::string(column_type_name(c.type));
-  }
-  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
-  std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }
-  std::vector<std::string> evolution_sql(const std::string&, const std::vector<columns::ColumnChange>&) const override {
-    return {};
-  }
   std::vector<Position> positions(const std::string&) override {
     std::vector<Position> out;
     for (const auto& [key, next] : stored) out.push_back({"t", key.first, key.second, next});
@@ -105,7 +96,7 @@ Position at(int64_t next) { return {"t", TopicId("A"), Partition(0), Offset(next
 class Fenced : public ::testing::Test {
  protected:
   MemoryWarehouse w;
-  Committer c{w, "s", Warehouse::WriteMode::append, false, std::chrono::seconds(10), spare()};
+  Committer c{w, w, "s", BatchWriter::WriteMode::append, false, std::chrono::seconds(10), spare()};
 };
 
 TEST_F(Fenced, BatchesMovePositionsFromWhereTheLastOneLeftThem) {
@@ -163,7 +154,7 @@ TEST_F(Fenced, PositionsMovedBySomeoneElseStopTheSync) {
 TEST(FencedResync, PositionsNeverMoveBelowTheFloor) {
   MemoryWarehouse w;
   w.stored[{TopicId("A"), Partition(0)}] = Offset(50);
-  Committer c(w, "s", Warehouse::WriteMode::merge, false, std::chrono::seconds(10), spare());
+  Committer c(w, w, "s", BatchWriter::WriteMode::merge, false, std::chrono::seconds(10), spare());
   c.expect(TopicId("A"), Partition(0), Offset(50), Offset(50));
   auto b = batch_of(20);
   c.submit(b, {at(20)});  // re-read up to 20: the stored position stays at 50
@@ -179,7 +170,7 @@ TEST(FencedResync, PositionsNeverMoveBelowTheFloor) {
 class Staged : public ::testing::Test {
  protected:
   MemoryWarehouse w;
-  Committer c{w, "s", Warehouse::WriteMode::append, true, std::chrono::seconds(10), spare()};
+  Committer c{w, w, "s", BatchWriter::WriteMode::append, true, std::chrono::seconds(10), spare()};
 };
 
 TEST_F(Staged, BatchesMoveNoPositionUntilPublished) {

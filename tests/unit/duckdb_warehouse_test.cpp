@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "contract/state_tables.hpp"
 #include "manifest/manifest.hpp"
 #include "rows/row_batch.hpp"
 #include "warehouse/duckdb/duckdb_settings.hpp"
@@ -176,6 +177,62 @@ TEST_F(DuckDBWrite, EachDefaultBatchFillsWholeRowGroups) {
   EXPECT_EQ(r.rows[0][1], std::to_string(batch));
   EXPECT_EQ(r.rows[1][1], std::to_string(batch));
   EXPECT_EQ(r.rows[2][1], "1000");
+}
+
+}  // namespace
+}  // namespace krow
+
+namespace krow {
+namespace {
+
+// krow's state tables come from their one declaration (contract/state_tables.hpp), keys
+// included; a typed table's field → column bindings are recorded with it, kept while it lives,
+// and start afresh when a table of its name is made again after a drop.
+TEST_F(DuckDBWrite, StateTablesFollowTheirDeclarationAndBindingsLiveAsLongAsTheirTable) {
+  WarehouseConfig config;
+  auto settings = std::make_shared<DuckDBSettings>();
+  settings->path = path("state");
+  config.settings = settings;
+  TableSettings typed;
+  typed.columns = TypedColumns::from_schema;
+  columns::ColumnSpec a;
+  a.name = "a__b";
+  a.path = {"a", "b"};
+  a.type = ColumnType::text;
+  typed.typed_columns = {a};
+  {
+    DuckDBWarehouse w(config, "test", OpenMode::write);
+    w.create_table("test", "t", "t", typed, Warehouse::Creation::now);
+    ASSERT_EQ(w.column_bindings("t").size(), 1u);
+    EXPECT_EQ(w.column_bindings("t")[0].column, "a__b");
+    // The same settings again: nothing new, nothing changed.
+    w.create_table("test", "t", "t", typed, Warehouse::Creation::now);
+    EXPECT_EQ(w.column_bindings("t").size(), 1u);
+  }
+  auto probe = testkit::duckdb_probe(path("state"));
+  for (const auto* table : contract::kStateTables) {
+    const auto key = probe->query(
+        "SELECT string_agg(c, ',' ORDER BY c) FROM (SELECT unnest(constraint_column_names) "
+        "AS c FROM duckdb_constraints() WHERE schema_name = '_krow' AND table_name = '" +
+        std::string(table->name) + "' AND constraint_type = 'PRIMARY KEY')");
+    std::vector<std::string> want(table->key.begin(), table->key.end());
+    std::sort(want.begin(), want.end());
+    std::string joined;
+    for (const auto& k : want) joined += (joined.empty() ? "" : ",") + k;
+    ASSERT_EQ(key.rows.size(), 1u);
+    EXPECT_EQ(key.rows[0][0], testkit::Cell(joined)) << table->name;
+  }
+  probe->execute("DROP TABLE confluent.t");
+  probe.reset();
+  // Made again, with another field first: the bindings are the new table's alone.
+  columns::ColumnSpec top = a;
+  top.path = {"a__b"};
+  typed.typed_columns = {top};
+  DuckDBWarehouse w(config, "test", OpenMode::write);
+  w.create_table("test", "t", "t", typed, Warehouse::Creation::now);
+  const auto bound = w.column_bindings("t");
+  ASSERT_EQ(bound.size(), 1u);
+  EXPECT_EQ(bound[0].path, std::vector<std::string>{"a__b"});
 }
 
 }  // namespace

@@ -17,7 +17,10 @@ const Engine& bigquery_engine() {
       .schema_key_alias = "dataset",
       // Its batches are load jobs of the metadata columns, published by INSERT ... SELECT:
       // typed columns and the newest row per key are not written yet.
-      .capabilities = {.engine = "BigQuery", .typed_columns = false, .latest_by_key = false},
+      .capabilities = {.engine = "BigQuery",
+                       .typed_columns = false,
+                       .latest_by_key = false,
+                       .names = {.max_identifier_bytes = 1024}},
       .parse_settings = parse_bigquery_settings,
       .open = [](const WarehouseConfig& config, const std::string& sync_id,
                  OpenMode mode) -> std::unique_ptr<Warehouse> {

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "contract/row_contract.hpp"
+#include "contract/state_tables.hpp"
 #include "util/error.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
@@ -231,19 +232,19 @@ std::vector<Param> BigQueryWarehouse::params() const {
 void BigQueryWarehouse::create_state() {
   client_->create_dataset(state_dataset_, location_);
   client_->create_dataset(load_dataset_, location_, kLoadTableLifeMs);
-  auto table = [&](const char* name, std::vector<Field> fields) {
-    if (!client_->table_fields(state_dataset_, name)) client_->create_table(state_dataset_, name, {std::move(fields)});
-  };
-  table("positions", {{"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true}, {"topic", "STRING", true},
-                      {"topic_id", "STRING", true}, {"kafka_partition", "INT64", true}, {"next_offset", "INT64", true},
-                      {"updated_at", "TIMESTAMP", false}});
-  table("tables", {{"sync_id", "STRING", true}, {"topic", "STRING", true}, {"warehouse_schema", "STRING", true},
-                   {"table_name", "STRING", true}, {"created_at", "TIMESTAMP", false}});
-  table("runs", {{"run_id", "STRING", true}, {"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true},
-                 {"started_at", "TIMESTAMP", false}, {"finished_at", "TIMESTAMP", false}, {"status", "STRING", false},
-                 {"record", "STRING", false}});
-  table("leases", {{"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true}, {"holder", "STRING", true},
-                   {"host", "STRING", false}, {"pid", "INT64", false}, {"expires_at", "TIMESTAMP", true}});
+  // BigQuery enforces no key; records stay STRING (they are written and read as text), as in
+  // the datasets earlier krows made. No column bindings: BigQuery takes no typed columns yet,
+  // and each table looked up is a request at every start.
+  for (const auto* t :
+       {&contract::kPositions, &contract::kTables, &contract::kRuns, &contract::kLeases}) {
+    if (client_->table_fields(state_dataset_, std::string(t->name))) continue;
+    std::vector<Field> fields;
+    for (const auto& c : t->columns)
+      fields.push_back({std::string(c.name),
+                        c.type == ColumnType::json ? "STRING" : bigquery_type(c.type),
+                        !c.nullable});
+    client_->create_table(state_dataset_, std::string(t->name), {std::move(fields)});
+  }
 }
 
 void BigQueryWarehouse::take_lease() {

@@ -362,29 +362,8 @@ void DuckDBWarehouse::transaction(const char* what, Body&& body) {
 void DuckDBWarehouse::create_state() {
   // The warehouse schema comes with its first table (create_new_table).
   exec(std::string("CREATE SCHEMA IF NOT EXISTS ") + kStateSchema, "creating krow's state schema");
-  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
-           ".positions (sync_id VARCHAR NOT NULL, topic VARCHAR NOT NULL, topic_id VARCHAR NOT "
-           "NULL, "
-           "kafka_partition INTEGER NOT NULL, next_offset BIGINT NOT NULL, updated_at TIMESTAMPTZ "
-           "NOT NULL, "
-           "warehouse_schema VARCHAR)",
-       "creating the positions table");
-  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
-           ".tables (sync_id VARCHAR NOT NULL, topic VARCHAR NOT NULL, warehouse_schema VARCHAR "
-           "NOT NULL, "
-           "table_name VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL, "
-           "PRIMARY KEY (warehouse_schema, table_name))",
-       "creating the tables table");
-  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
-           ".runs (run_id VARCHAR PRIMARY KEY, sync_id VARCHAR NOT NULL, started_at TIMESTAMPTZ, "
-           "finished_at TIMESTAMPTZ, status VARCHAR, record JSON, warehouse_schema VARCHAR)",
-       "creating the runs table");
-  // Each typed column's field (columns/column_names.hpp), recorded when the column is made.
-  exec(std::string("CREATE TABLE IF NOT EXISTS ") + kStateSchema +
-           ".columns (warehouse_schema VARCHAR NOT NULL, table_name VARCHAR NOT NULL, field_path "
-           "VARCHAR NOT NULL, "
-           "column_name VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL)",
-       "creating the column bindings table");
+  for (const auto* table : contract::kStateTables)
+    exec(state_table_sql(*this, kStateSchema, *table, "now()"), "creating krow's state tables");
   upgrade_state();
 }
 

@@ -30,7 +30,6 @@ class DuckDBWarehouse : public Warehouse {
   ~DuckDBWarehouse() override;
 
   std::string describe() const override;
-  NameRules name_rules() const override { return {}; }
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
   std::vector<columns::ColumnBinding> column_bindings(const std::string& table) override;

@@ -14,7 +14,10 @@ const Engine& postgres_engine() {
       .what = "a PostgreSQL database",
       .doctor_checks = "PostgreSQL: login, UTF8, CREATE on the schemas",
       .schema_key_alias = "",
-      .capabilities = {.engine = "PostgreSQL", .typed_columns = true, .latest_by_key = true},
+      .capabilities = {.engine = "PostgreSQL",
+                       .typed_columns = true,
+                       .latest_by_key = true,
+                       .names = {.max_identifier_bytes = 63}},  // NAMEDATALEN - 1
       .parse_settings = parse_postgres_settings,
       .open = [](const WarehouseConfig& config, const std::string& sync_id,
                  OpenMode mode) -> std::unique_ptr<Warehouse> {

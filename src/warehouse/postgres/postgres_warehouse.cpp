@@ -343,32 +343,11 @@ void PostgresWarehouse::ensure_schema(const std::string& schema) {
 void PostgresWarehouse::create_state() {
   // The warehouse schema comes with its first table (create_new_table).
   ensure_schema(kStateSchema);
-  if (!exists("_krow.positions"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.positions (sync_id text NOT NULL, warehouse_schema text NOT NULL, "
-        "topic text NOT NULL, topic_id text NOT NULL, kafka_partition integer NOT NULL, next_offset bigint NOT NULL, "
-        "updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (sync_id, warehouse_schema, topic_id, kafka_partition))",
-        "creating the positions table");
-  if (!exists("_krow.tables"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.tables (sync_id text NOT NULL, topic text NOT NULL, warehouse_schema text "
-        "NOT NULL, table_name text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), "
-        "PRIMARY KEY (warehouse_schema, table_name))",
-        "creating the tables table");
-  // Each typed column's field (columns/column_names.hpp), recorded when the column is made.
-  if (!exists("_krow.columns"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.columns (warehouse_schema text NOT NULL, table_name text "
-        "NOT NULL, "
-        "field_path text NOT NULL, column_name text NOT NULL, created_at timestamptz NOT NULL "
-        "DEFAULT now(), "
-        "PRIMARY KEY (warehouse_schema, table_name, field_path))",
-        "creating the column bindings table");
-  if (!exists("_krow.runs"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.runs (run_id text PRIMARY KEY, sync_id text NOT NULL, warehouse_schema text "
-        "NOT NULL, started_at timestamptz, finished_at timestamptz, status text, record jsonb)",
-        "creating the runs table");
+  // CREATE TABLE IF NOT EXISTS needs CREATE on the schema even when the table exists.
+  for (const auto* table : contract::kStateTables)
+    if (!exists(std::string(kStateSchema) + "." + std::string(table->name)))
+      conn_->exec(state_table_sql(*this, kStateSchema, *table, "now()"),
+                  "creating krow's state tables");
 }
 
 std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
