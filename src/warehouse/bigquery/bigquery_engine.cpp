@@ -20,7 +20,9 @@ const Engine& bigquery_engine() {
       .capabilities = {.engine = "BigQuery",
                        .typed_columns = false,
                        .latest_by_key = false,
-                       .names = {.max_identifier_bytes = 1024}},
+                       .names = {.max_identifier_bytes = 1024},
+                       // Its transactions meet concurrent ones only by failing: not yet.
+                       .concurrent_writers = false},
       .parse_settings = parse_bigquery_settings,
       .open = [](const WarehouseConfig& config, const std::string& sync_id,
                  OpenMode mode) -> std::unique_ptr<Warehouse> {

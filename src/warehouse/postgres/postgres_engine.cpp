@@ -17,7 +17,8 @@ const Engine& postgres_engine() {
       .capabilities = {.engine = "PostgreSQL",
                        .typed_columns = true,
                        .latest_by_key = true,
-                       .names = {.max_identifier_bytes = 63}},  // NAMEDATALEN - 1
+                       .names = {.max_identifier_bytes = 63},  // NAMEDATALEN - 1
+                       .concurrent_writers = true},
       .parse_settings = parse_postgres_settings,
       .open = [](const WarehouseConfig& config, const std::string& sync_id,
                  OpenMode mode) -> std::unique_ptr<Warehouse> {
