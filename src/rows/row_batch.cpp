@@ -41,12 +41,28 @@ std::vector<OffsetRange> TableRows::offset_ranges() const {
   return out;
 }
 
-void RowBatch::drop_rows(size_t table) {
+std::vector<Row> RowBatch::drop_rows(size_t table, std::optional<Partition> partition) {
   auto& t = tables_[table];
-  rows_ -= t.rows.size();
-  t.rows.clear();
-  t.cells.clear();
+  std::vector<Row> dropped;
+  const size_t width = t.typed_count();
+  size_t kept = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (!partition || t.rows[i].partition == *partition) {
+      dropped.push_back(t.rows[i]);
+      continue;
+    }
+    if (kept != i) {
+      t.rows[kept] = t.rows[i];
+      std::copy_n(t.cells.begin() + static_cast<std::ptrdiff_t>(i * width), width,
+                  t.cells.begin() + static_cast<std::ptrdiff_t>(kept * width));
+    }
+    ++kept;
+  }
+  t.rows.resize(kept);
+  t.cells.resize(kept * width);
+  rows_ -= dropped.size();
   if (t.encoded) t.encoded->current = false;
+  return dropped;
 }
 
 void RowBatch::replace_unstorable(size_t table, size_t row_index, contract::ColumnIndex column,

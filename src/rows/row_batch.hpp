@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,8 +89,9 @@ class RowBatch {
   // Empties the batch but keeps its memory for the next one.
   void clear();
 
-  // Removes the rows of one table slot (their text stays in the arena until clear()).
-  void drop_rows(size_t table);
+  // Removes the rows of one table slot, or only those of `partition` (their text stays in
+  // the arena until clear()). Returns the rows removed.
+  std::vector<Row> drop_rows(size_t table, std::optional<Partition> partition = std::nullopt);
 
   // How a column value the warehouse cannot store is stored instead.
   enum class Fallback {
