@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "util/error.hpp"
+#include "util/fault_injection.hpp"
 
 namespace krow {
 
@@ -81,9 +82,8 @@ void Committer::loop() {
     }
     std::exception_ptr error;
     const auto t0 = std::chrono::steady_clock::now();
-    const bool trace = std::getenv("KROW_TRACE_BATCHES") != nullptr;
     // Tests kill krow while a batch is being written: they wait for this line.
-    if (trace)
+    if (fault::trace_batches())
       std::fprintf(stderr, "krow: batch of %zu rows being written\n", job.batch->row_count());
     try {
       if (staged_)
@@ -94,7 +94,7 @@ void Committer::loop() {
         for (const auto& m : job.moves) stored.push_back(m.to);
         after_commit_(stored);
       }
-      if (trace)
+      if (fault::trace_batches())
         std::fprintf(stderr, "krow: batch of %zu rows %s in %.1f ms\n", job.batch->row_count(),
                      staged_ ? "staged" : "committed",
                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

@@ -24,6 +24,7 @@
 #include "sync/session.hpp"
 #include "sync/table_preparation.hpp"
 #include "util/error.hpp"
+#include "util/fault_injection.hpp"
 
 namespace krow {
 
@@ -380,10 +381,8 @@ void SyncRun::check_gates_and_publish() {
     committer_->discard(staged_tables_);
     return;
   }
-  // Fault injection for tests: the process stops itself here, between staging and
-  // publishing, so that a test can kill -9 it at exactly this point.
-  if (const char* stop = std::getenv("KROW_TEST_STOP_BEFORE_PUBLISH"); stop && std::string_view(stop) == "1")
-    std::raise(SIGSTOP);
+  // Between staging and publishing: a test can kill -9 the process exactly here.
+  fault::stop_here_if_asked(fault::StopPoint::before_publish);
   committer_->publish(staged_tables_);
   result_.published = true;
 }

@@ -15,6 +15,7 @@
 #include "contract/row_contract.hpp"
 #include "contract/state_tables.hpp"
 #include "util/error.hpp"
+#include "util/fault_injection.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/sql_text.hpp"
@@ -510,10 +511,9 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
                                WriteMode mode) {
   (void)sync_id;  // this object's sync: the lease and the positions are its own
   const auto loaded = load_batch(batch);
-  // Fault injection for tests: the process stops itself between loading a batch and the
-  // transaction that publishes it, so that a test can kill -9 it at exactly this point.
-  if (const char* stop = std::getenv("KROW_TEST_STOP_AFTER_LOAD"); stop && std::string_view(stop) == "1")
-    std::raise(SIGSTOP);
+  // Between loading a batch and the transaction that publishes it: a test can kill -9 the
+  // process exactly here.
+  fault::stop_here_if_asked(fault::StopPoint::after_load);
   std::string sql = fence_and_move(moves);
   for (const auto& l : loaded) {
     const auto& t = batch.tables()[l.slot];
