@@ -13,16 +13,16 @@
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "kafka/lag_group.hpp"
+#include "plan/plan.hpp"
+#include "plan/typed_columns.hpp"
 #include "registry/decoder_cache.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/committer.hpp"
 #include "sync/json_sample.hpp"
 #include "sync/partition_reader.hpp"
-#include "sync/plan.hpp"
 #include "sync/progress.hpp"
 #include "sync/row_builder.hpp"
 #include "sync/run_recorder.hpp"
-#include "sync/schema_report.hpp"
 #include "util/error.hpp"
 
 namespace krow {

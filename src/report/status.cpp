@@ -1,4 +1,4 @@
-#include "sync/status.hpp"
+#include "report/status.hpp"
 
 #include <simdjson.h>
 

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 
+#include "connect/connect.hpp"
 #include "doctor/doctor.hpp"
 #include "engines/engines.hpp"
 #include "http/curl_info.hpp"
@@ -27,13 +28,12 @@
 #include "kafka/library.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/saved_source.hpp"
+#include "plan/plan.hpp"
+#include "plan/typed_columns.hpp"
+#include "report/run_artifacts.hpp"
+#include "report/status.hpp"
 #include "secrets/secret_store.hpp"
-#include "sync/connect.hpp"
 #include "sync/json_sample.hpp"
-#include "sync/plan.hpp"
-#include "sync/run_artifacts.hpp"
-#include "sync/schema_report.hpp"
-#include "sync/status.hpp"
 #include "sync/sync_engine.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"

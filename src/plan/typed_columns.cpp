@@ -1,4 +1,4 @@
-#include "sync/schema_report.hpp"
+#include "plan/typed_columns.hpp"
 
 #include <algorithm>
 #include <sstream>

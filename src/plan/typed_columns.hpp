@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "columns/column_plan.hpp"
+#include "plan/plan.hpp"
 #include "registry/schema_registry.hpp"
-#include "sync/plan.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {

@@ -1,4 +1,4 @@
-#include "sync/plan.hpp"
+#include "plan/plan.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,8 +7,8 @@
 
 #include "engines/engines.hpp"
 #include "kafka/errors.hpp"
-#include "sync/quality_gates.hpp"
-#include "sync/topic_selection.hpp"
+#include "plan/quality_gates.hpp"
+#include "plan/topic_selection.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
