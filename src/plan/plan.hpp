@@ -2,7 +2,8 @@
 // What a sync will do: for every selected topic its table and topic ID, and for every
 // partition the stored position, the last stable offset captured now, the boundary (that
 // offset, or an earlier one a bound of the manifest's `bounds:` sets), and the range to
-// read. Used by `krow plan` and as the first step of `krow sync`.
+// read. Used by `krow plan` (printed by report/plan_report) and as the first step of
+// `krow sync`.
 //
 // Bounds combine by taking the smallest boundary, and never reach past the last stable
 // offset nor come before the start: a run reads [start, boundary) of each partition, and its
@@ -102,8 +103,5 @@ void write_bounds_json(JsonWriter& w, const BoundsConfig& bounds);
 // (add, widen, variant, retire), column, of (the column whose values a variant column takes),
 // from and to (engine types), ddl (whether the table changes). For `plan` and run records.
 void write_column_changes_json(JsonWriter& w, const std::vector<columns::ColumnChange>& changes);
-
-enum class PlanFormat { text, md, json };
-std::string format_plan(const Plan& plan, PlanFormat format);
 
 }  // namespace krow
