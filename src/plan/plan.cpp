@@ -1,10 +1,12 @@
 #include "plan/plan.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
 #include "engines/engines.hpp"
+#include "kafka/client.hpp"
 #include "kafka/errors.hpp"
 #include "plan/quality_gates.hpp"
 #include "plan/topic_selection.hpp"
@@ -267,6 +269,13 @@ Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& m
   for (const auto& s : stored)
     if (!live_ids.count(s.topic_id)) plan.older_topic_ids.push_back(s);
   return plan;
+}
+
+Plan connect_and_plan(StateStore& warehouse, const Manifest& manifest) {
+  kafka::Client client(manifest.source, {});
+  client.check_connection(std::chrono::seconds(manifest.source.connect_timeout_s));
+  kafka::Cluster cluster(client);
+  return make_plan(cluster, warehouse, manifest);
 }
 
 }  // namespace krow

@@ -90,6 +90,11 @@ struct Plan {
 Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& manifest,
                bool apply_bounds = true);
 
+// make_plan for the commands that only plan (`krow plan`, `krow schema`): connects to the
+// manifest's cluster with a client of its own, waiting up to source.connect_timeout for it to
+// answer. Throws as kafka::Client::check_connection and make_plan do.
+Plan connect_and_plan(StateStore& warehouse, const Manifest& manifest);
+
 // The boundaries `bounds` set, given each partition's start and last stable offset (and,
 // for `until`, the first offset at or after that time, when there is one). Fills boundary
 // and bounded_by of every partition of every topic without an error; max_messages is
