@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engines/engines.hpp"
+#include "manifest/credentials.hpp"
 #include "util/error.hpp"
 
 namespace krow {
@@ -46,18 +47,9 @@ void read_source(const ManifestReader& r, const YAML::Node& node, SourceConfig& 
   if (auto n = node["password"]) s.password = Secret(r.text(n, "password"));
   if (auto n = node["ca_file"]) s.ca_file = r.text(n, "ca_file");
   if (auto n = node["verify_certificates"]) s.verify_certificates = r.boolean(n, "verify_certificates");
-  const bool sasl = s.security_protocol.rfind("SASL_", 0) == 0;
-  if (sasl && (s.username.empty() || s.password.empty()))
+  if (lacks_sasl_credentials(s))
     r.fail(node, "security_protocol " + s.security_protocol +
                      " needs source.username and source.password (use ${ENV_VAR} for the secret)");
-}
-
-bool url_has_credentials(const std::string& url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string::npos) return false;
-  const auto host_end = url.find('/', scheme + 3);
-  return url.substr(scheme + 3, host_end == std::string::npos ? std::string::npos : host_end - scheme - 3)
-             .find('@') != std::string::npos;
 }
 
 void read_registry(const ManifestReader& r, const YAML::Node& node, RegistryConfig& g) {

@@ -6,10 +6,10 @@
 #include <random>
 #include <thread>
 
-#include "sync/run_artifacts.hpp"
+#include "plan/quality_gates.hpp"
+#include "report/run_artifacts.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
-#include "sync/quality_gates.hpp"
 
 namespace krow {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The record every run leaves in the warehouse (`_krow.runs`) and as files beside its
-// manifest (sync/run_artifacts): counts, bytes, batches, durations (total and per phase),
+// manifest (report/run_artifacts): counts, bytes, batches, durations (total and per phase),
 // per-table results, retention gaps, errors and gates, as JSON. It never holds a secret: no
 // credential of the source, the registry or the warehouse is written into it. A run that
 // fails before it reads anything — the cluster refuses, the plan cannot be made — leaves one
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
+#include "plan/plan.hpp"
 #include "sync/partition_reader.hpp"
-#include "sync/plan.hpp"
 #include "sync/sync_engine.hpp"
 #include "warehouse/warehouse.hpp"
 

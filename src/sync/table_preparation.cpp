@@ -6,7 +6,7 @@
 
 #include "registry/schema_registry.hpp"
 #include "sync/json_sample.hpp"
-#include "sync/schema_report.hpp"
+#include "plan/typed_columns.hpp"
 #include "util/error.hpp"
 
 namespace krow {

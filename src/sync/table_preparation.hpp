@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
-#include "sync/plan.hpp"
+#include "plan/plan.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
@@ -38,7 +38,7 @@ struct PreparationOptions {
   std::function<bool(const TopicPlan&)> reads;
 };
 
-// Plans the typed columns of the tables that ask for them (sync/schema_report
+// Plans the typed columns of the tables that ask for them (plan/typed_columns
 // plan_typed_columns, sampling the JSON a table would read for `columns: infer`), then creates
 // (or evolves) every table without an error in `plan`, and begins the staging tables of a
 // staged run. A table the warehouse refuses (fatal_table) stops with its error; other errors

@@ -1,7 +1,7 @@
 #pragma once
 // What an engine makes of typed columns (columns/): its types, the typed columns a table
 // has, the field → column bindings krow recorded, and the DDL of schema evolution. The
-// planner (sync/schema_report) asks; BatchWriter::create_table makes the changes.
+// planner (plan/typed_columns) asks; BatchWriter::create_table makes the changes.
 //
 // Thread: one thread at a time per object.
 

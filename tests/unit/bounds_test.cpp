@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "manifest/bounds.hpp"
-#include "sync/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace krow {
 namespace {

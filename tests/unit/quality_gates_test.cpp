@@ -6,7 +6,7 @@
 
 
 #include "manifest/manifest.hpp"
-#include "sync/quality_gates.hpp"
+#include "plan/quality_gates.hpp"
 #include "util/error.hpp"
 
 namespace krow {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "sync/run_artifacts.hpp"
-#include "sync/run_summary.hpp"
+#include "report/run_artifacts.hpp"
+#include "report/run_summary.hpp"
 #include "util/error.hpp"
 
 namespace krow {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sync/topic_selection.hpp"
+#include "plan/topic_selection.hpp"
 
 namespace krow {
 namespace {

@@ -20,6 +20,12 @@ struct ClusterView {
   std::map<std::string, TopicId> live_ids;       // the topic ID each name has now
 };
 
+// What the cluster says now of the partitions that have positions in `warehouse`: their last
+// stable offsets and the topic ID each name has. Waits up to source.connect_timeout (10 s at
+// most) for the cluster. Never throws for the cluster: status still answers from the
+// warehouse when it is away, and why_not says why.
+ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse);
+
 std::string format_status(const Manifest& manifest, StateStore& warehouse,
                           const ClusterView& cluster, bool json);
 

@@ -2,7 +2,8 @@
 // What a sync will do: for every selected topic its table and topic ID, and for every
 // partition the stored position, the last stable offset captured now, the boundary (that
 // offset, or an earlier one a bound of the manifest's `bounds:` sets), and the range to
-// read. Used by `krow plan` and as the first step of `krow sync`.
+// read. Used by `krow plan` (printed by report/plan_report) and as the first step of
+// `krow sync`.
 //
 // Bounds combine by taking the smallest boundary, and never reach past the last stable
 // offset nor come before the start: a run reads [start, boundary) of each partition, and its
@@ -89,6 +90,11 @@ struct Plan {
 Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& manifest,
                bool apply_bounds = true);
 
+// make_plan for the commands that only plan (`krow plan`, `krow schema`): connects to the
+// manifest's cluster with a client of its own, waiting up to source.connect_timeout for it to
+// answer. Throws as kafka::Client::check_connection and make_plan do.
+Plan connect_and_plan(StateStore& warehouse, const Manifest& manifest);
+
 // The boundaries `bounds` set, given each partition's start and last stable offset (and,
 // for `until`, the first offset at or after that time, when there is one). Fills boundary
 // and bounded_by of every partition of every topic without an error; max_messages is
@@ -102,8 +108,5 @@ void write_bounds_json(JsonWriter& w, const BoundsConfig& bounds);
 // (add, widen, variant, retire), column, of (the column whose values a variant column takes),
 // from and to (engine types), ddl (whether the table changes). For `plan` and run records.
 void write_column_changes_json(JsonWriter& w, const std::vector<columns::ColumnChange>& changes);
-
-enum class PlanFormat { text, md, json };
-std::string format_plan(const Plan& plan, PlanFormat format);
 
 }  // namespace krow

@@ -1,4 +1,4 @@
-#include "sync/run_artifacts.hpp"
+#include "report/run_artifacts.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

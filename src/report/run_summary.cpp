@@ -1,4 +1,4 @@
-#include "sync/run_summary.hpp"
+#include "report/run_summary.hpp"
 
 #include <simdjson.h>
 

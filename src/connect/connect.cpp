@@ -1,11 +1,11 @@
-#include "sync/connect.hpp"
+#include "connect/connect.hpp"
 
 #include <chrono>
 
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
+#include "plan/topic_selection.hpp"
 #include "registry/http_client.hpp"
-#include "sync/topic_selection.hpp"
 #include "util/error.hpp"
 
 namespace krow {

@@ -1,11 +1,16 @@
-#include "sync/status.hpp"
+#include "report/status.hpp"
 
 #include <simdjson.h>
 
 #include <algorithm>
+#include <chrono>
+#include <set>
 #include <sstream>
 #include <vector>
 
+#include "kafka/client.hpp"
+#include "kafka/cluster.hpp"
+#include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
 
@@ -39,6 +44,30 @@ std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
 }
 
 }  // namespace
+
+ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse) {
+  ClusterView view;
+  try {
+    // Once per partition, although a recreated topic has positions under both its IDs.
+    std::set<TopicPartition> partitions;
+    for (const auto& p : warehouse.positions(manifest.name))
+      partitions.insert({p.topic, p.partition});
+    const std::vector<TopicPartition> tps(partitions.begin(), partitions.end());
+    kafka::Client client(manifest.source, {});
+    client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+    kafka::Cluster cluster(client, std::chrono::seconds(10));
+    std::set<std::string> names;
+    for (const auto& tp : tps) names.insert(tp.topic);
+    for (const auto& d : cluster.describe({names.begin(), names.end()}))
+      if (!d.error) view.live_ids[d.name] = d.topic_id;
+    for (const auto& o : cluster.offsets(tps))
+      if (!o.error) view.last_stable[o.partition] = o.last_stable;
+    view.reachable = true;
+  } catch (const Error& e) {
+    view.why_not = e.what();
+  }
+  return view;
+}
 
 std::string format_status(const Manifest& manifest, StateStore& warehouse,
                           const ClusterView& cluster, bool json) {

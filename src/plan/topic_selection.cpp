@@ -1,4 +1,4 @@
-#include "sync/topic_selection.hpp"
+#include "plan/topic_selection.hpp"
 
 #include <fnmatch.h>
 

@@ -3,7 +3,7 @@
 // and people read it without opening the warehouse:
 //
 //   <manifest dir>/.krow/runs/<sync id>/<run id>.json   the full record, as in `_krow.runs`
-//   <manifest dir>/.krow/runs/<sync id>/<run id>.md     a short summary (sync/run_summary)
+//   <manifest dir>/.krow/runs/<sync id>/<run id>.md     a short summary (report/run_summary)
 //
 // Each file appears whole or not at all (written to a temporary file, then renamed), the
 // summary before the record, so a listed record always has its summary. The record holds
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sync/run_summary.hpp"
+#include "report/run_summary.hpp"
 
 namespace krow {
 

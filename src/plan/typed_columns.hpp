@@ -1,7 +1,8 @@
 #pragma once
-// `krow schema`: for every table a sync would write, the typed columns planned from its
-// topic's latest value schema in the registry (subject `<topic>-value`, Confluent's
-// TopicNameStrategy), with each column's type in the manifest's warehouse.
+// Typed columns, planned for a sync and for `krow schema`: for every table, the columns
+// planned from its topic's latest value schema in the registry (subject `<topic>-value`,
+// Confluent's TopicNameStrategy) or from sampled JSON values, with each column's type in the
+// manifest's warehouse. report/schema_report prints `krow schema`'s report.
 //
 // Thread: one thread at a time.
 
@@ -10,8 +11,8 @@
 #include <vector>
 
 #include "columns/column_plan.hpp"
+#include "plan/plan.hpp"
 #include "registry/schema_registry.hpp"
-#include "sync/plan.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
@@ -44,6 +45,9 @@ struct SchemaReport {
   std::vector<TableSchema> tables;
   bool failed() const;  // some table failed
 };
+
+// The registry's word for a schema type: AVRO, PROTOBUF or JSON.
+const char* schema_type_name(SchemaType type);
 
 // The subject of a topic's value schemas under TopicNameStrategy.
 std::string value_subject(const std::string& topic);
@@ -79,7 +83,5 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, TableSchemas& ware
 // A table that exists already keeps its columns' names (columns/column_names bind_names).
 SchemaReport make_schema_report(const Plan& plan, SchemaRegistry* registry, TableSchemas& warehouse,
                                 const columns::ColumnOptions& options);
-
-std::string format_schema_report(const SchemaReport& report, bool json);
 
 }  // namespace krow

@@ -1,4 +1,4 @@
-#include "sync/quality_gates.hpp"
+#include "plan/quality_gates.hpp"
 
 #include <algorithm>
 #include <cstdio>
