@@ -5,24 +5,30 @@
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "plan/topic_selection.hpp"
-#include "registry/http_client.hpp"
+#include "registry/registry_http.hpp"
 #include "util/error.hpp"
 
 namespace krow {
 
 void check_registry(const RegistryConfig& registry) {
-  HttpClient http(registry, std::chrono::seconds(15));
+  RegistryHttp http(registry, std::chrono::seconds(15));
   const auto r = http.get("/subjects");
   if (r.status == 200) return;
   std::string what = "the schema registry at " + registry.url;
   if (r.status == 0)
-    throw Error(ErrorClass::fatal_run, what + " could not be reached (" + r.transport_error +
-                                           "); check the registry URL and, for a private CA, the registry's ca_file");
+    throw Error(ErrorClass::fatal_run, what + " could not be reached (" + r.error + ")",
+                Fix{"check the registry URL and, for a private CA, the registry's ca_file", "; "},
+                {"schema registry", http::failure_name(r.failure)});
   if (r.status == 401 || r.status == 403)
-    throw Error(ErrorClass::fatal_run, what + " refused the registry key (HTTP " + std::to_string(r.status) +
-                                           "); check the registry API key and secret (they are not the cluster's) "
-                                           "and that the key may read subjects");
-  throw Error(ErrorClass::fatal_run, what + " answered HTTP " + std::to_string(r.status) + " to GET /subjects");
+    throw Error(ErrorClass::fatal_run,
+                what + " refused the registry key (HTTP " + std::to_string(r.status) + ")",
+                Fix{"check the registry API key and secret (they are not the cluster's) and that "
+                    "the key may read subjects",
+                    "; "},
+                ErrorSource{"schema registry", "HTTP " + std::to_string(r.status)});
+  throw Error(ErrorClass::fatal_run,
+              what + " answered HTTP " + std::to_string(r.status) + " to GET /subjects",
+              ErrorSource{"schema registry", "HTTP " + std::to_string(r.status)});
 }
 
 ConnectReport connect_source(SavedSource candidate, const SecretStore& store) {

@@ -20,7 +20,7 @@
 #include "manifest/manifest.hpp"
 #include "manifest/saved_source.hpp"
 #include "plan/plan.hpp"
-#include "registry/http_client.hpp"
+#include "registry/registry_http.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
@@ -44,18 +44,6 @@ std::string human_bytes(uint64_t b) {
   char buf[64];
   std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
   return buf;
-}
-
-// krow's error sentences end with the fix ("<what happened>. Grant ..."): split there.
-std::pair<std::string, std::string> split_fix(const std::string& message) {
-  size_t best = std::string::npos;
-  for (const char* lead :
-       {". Grant ", ". Check ", ". The topic ", ". Remove ", ". Create ", ". Is the server "}) {
-    const auto at = message.find(lead);
-    if (at != std::string::npos && (best == std::string::npos || at < best)) best = at;
-  }
-  if (best == std::string::npos) return {message, {}};
-  return {message.substr(0, best), message.substr(best + 2)};
 }
 
 bool has(const std::string& text, const char* part) {
@@ -150,16 +138,16 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
     kafka::Cluster cluster(*client, wait, wait);
     cluster_id = cluster.cluster_id();
   } catch (const Error& e) {
-    const std::string msg = e.what();
-    const auto [said, fix] = split_fix(msg);
-    if (sasl && (has(msg, "uthentication") || has(msg, "SASL")))
+    const std::string& said = e.said();
+    const std::string& fix = e.fix();
+    if (sasl && kafka::is_authentication_failure(e))
       out.push_back(Check::fail(
           login,
           "authentication failed for source.username '" + s.username + "' (" + s.sasl_mechanism +
               "): " + said,
           "check source.username and source.password" + from_env(refs, "source.password") +
               ": the cluster API key and its secret (a registry key does not work here)"));
-    else if (has(msg, "SSL") || has(msg, "certificate"))
+    else if (kafka::is_tls_failure(e))
       out.push_back(Check::fail(
           login, said, fix.empty() ? "check source.ca_file and source.security_protocol" : fix));
     else
@@ -212,9 +200,9 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
     std::vector<kafka::ReadProbe> probes;
     for (const auto& t : plan.topics) {
       if (t.topic_id.empty()) {
-        const auto [said, fix] = split_fix(t.error);
-        out.push_back(Check::fail("topic " + t.topic + " DESCRIBE", said,
-                                  fix.empty() ? kafka::read_acl_fix(t.topic, s.username) : fix));
+        out.push_back(Check::fail(
+            "topic " + t.topic + " DESCRIBE", t.error_said.empty() ? t.error : t.error_said,
+            t.error_fix.empty() ? kafka::read_acl_fix(t.topic, s.username) : t.error_fix));
         continue;
       }
       out.push_back(
@@ -300,11 +288,10 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
       found.manifest_refused = true;
       return;
     }
-    const auto [said, fix] = split_fix(e.what());
-    out.push_back(Check::fail("kafka " + stage, said,
-                              fix.empty() ? "run krow doctor again; if it persists, run "
-                                            "`krow plan` with the manifest for details"
-                                          : fix));
+    out.push_back(Check::fail("kafka " + stage, e.said(),
+                              e.fix().empty() ? "run krow doctor again; if it persists, run "
+                                                "`krow plan` with the manifest for details"
+                                              : e.fix()));
   }
 }
 
@@ -337,7 +324,7 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
     return;
   }
   try {
-    HttpClient http(g, wait);
+    RegistryHttp http(g, wait);
     const auto r = http.get("/subjects");
     const std::string name = "registry authentication";
     if (r.status == 401 || r.status == 403) {
@@ -356,7 +343,7 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
       return;
     }
     if (r.status == 0) {
-      out.push_back(Check::fail(name, "no answer to GET /subjects (" + r.transport_error + ")",
+      out.push_back(Check::fail(name, "no answer to GET /subjects (" + r.error + ")",
                                 "check registry.url and registry.ca_file"));
       return;
     }
@@ -399,8 +386,9 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
           "give the registry key read access to the subjects (on Confluent Cloud: the "
           "DeveloperRead role on the subjects)"));
   } catch (const Error& e) {
-    out.push_back(Check::fail("registry authentication", e.what(),
-                              "check the registry settings of the manifest"));
+    out.push_back(
+        Check::fail("registry authentication", e.said(),
+                    e.fix().empty() ? "check the registry settings of the manifest" : e.fix()));
   }
 }
 

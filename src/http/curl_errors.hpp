@@ -1,14 +1,17 @@
 #pragma once
-// How krow reads a failed libcurl transfer, once for every HTTP client (schema registry,
-// BigQuery token endpoints).
+// How libcurl's codes read as http::Failure: once, for every request krow sends. Used inside
+// src/http/ only; the rest of krow sees http::Failure.
 
 #include <curl/curl.h>
 
-namespace krow {
+#include "http/http_client.hpp"
 
-// True when a transfer that failed with `rc` (no HTTP answer) is worth retrying: the network,
-// a timeout, a connection cut. False for what retrying cannot fix: a certificate or host name
-// mismatch, a malformed URL, an unsupported protocol.
-bool curl_failure_is_transient(CURLcode rc);
+namespace krow::http {
 
-}  // namespace krow
+// The failure of a transfer that ended with `rc`. `verify_result` is the transfer's
+// CURLINFO_SSL_VERIFYRESULT: libcurl answers CURLE_PEER_FAILED_VERIFICATION both for a
+// certificate no trusted CA signed and for one that names another host, and only the TLS
+// library's verification result tells them apart.
+Failure failure_of(CURLcode rc, long verify_result);
+
+}  // namespace krow::http

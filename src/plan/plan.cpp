@@ -16,6 +16,12 @@
 
 namespace krow {
 
+void TopicPlan::stop(const Error& e) {
+  error = e.what();
+  error_said = e.fix().empty() ? std::string() : e.said();
+  error_fix = e.fix();
+}
+
 int64_t TopicPlan::to_read() const {
   int64_t n = 0;
   for (const auto& p : partitions) n += p.to_read();
@@ -178,13 +184,17 @@ Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& m
                   "give the topic another strategy in the manifest's tables:");
     if (d.error) {
       if (kafka::is_topic_missing(d.error) && stored_topics.count(d.name))
-        t.error = "topic " + d.name + " was deleted since the last sync; its rows stay in table " +
-                  t.table + ". Remove it from the manifest's topics, or recreate it to sync the new one";
+        t.stop(
+            Error(ErrorClass::fatal_table,
+                  "topic " + d.name + " was deleted since the last sync; its rows stay in table " +
+                      t.table,
+                  Fix{"Remove it from the manifest's topics, or recreate it to sync the new one"}));
       else
-        t.error = kafka::make_error(d.error, "topic " + d.name, manifest.source.username, d.name).what();
+        t.stop(kafka::make_error(d.error, "topic " + d.name, manifest.source.username, d.name));
     } else if (!d.can_read) {
       t.topic_id = d.topic_id;
-      t.error = "no READ permission on topic " + d.name + ". " + kafka::read_acl_fix(d.name, manifest.source.username);
+      t.stop(Error(ErrorClass::fatal_table, "no READ permission on topic " + d.name,
+                   Fix{kafka::read_acl_fix(d.name, manifest.source.username)}));
     } else {
       t.topic_id = d.topic_id;
       for (const Partition p : d.partitions) {
@@ -220,8 +230,9 @@ Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& m
       if (answers[i].error) {
         for (auto& t : plan.topics)
           if (t.topic == tp.topic && t.error.empty())
-            t.error = kafka::make_error(answers[i].error, std::string("finding the offset of ") + what + " in " + t.topic,
-                                        manifest.source.username, t.topic).what();
+            t.stop(kafka::make_error(
+                answers[i].error, std::string("finding the offset of ") + what + " in " + t.topic,
+                manifest.source.username, t.topic));
       } else if (answers[i].offset) {
         found[tp] = *answers[i].offset;
       }
@@ -237,7 +248,8 @@ Plan make_plan(kafka::Cluster& cluster, StateStore& warehouse, const Manifest& m
     for (auto& p : t.partitions) {
       const auto* o = by_tp.at({t.topic, p.partition});
       if (o->error && t.error.empty())
-        t.error = kafka::make_error(o->error, "reading offsets of " + t.topic, manifest.source.username, t.topic).what();
+        t.stop(kafka::make_error(o->error, "reading offsets of " + t.topic,
+                                 manifest.source.username, t.topic));
       p.earliest = o->earliest;
       p.last_stable = o->last_stable;
       if (auto it = positions.find({t.topic_id, p.partition}); it != positions.end()) p.stored = it->second;

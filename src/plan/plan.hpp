@@ -17,6 +17,7 @@
 
 #include "kafka/cluster.hpp"
 #include "manifest/manifest.hpp"
+#include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "warehouse/capabilities.hpp"
 #include "warehouse/state_store.hpp"
@@ -63,6 +64,11 @@ struct TopicPlan {
   std::vector<std::string> evolution_sql;
   std::vector<PartitionPlan> partitions;
   std::string error;  // set when the table cannot be synced now (names the fix)
+  // `error` in its parts when it names its fix apart (for `krow doctor`): what happened, and
+  // the fix; both "" otherwise.
+  std::string error_said, error_fix;
+  // Sets `error` and its parts from `e`.
+  void stop(const Error& e);
   int64_t to_read() const;
 };
 

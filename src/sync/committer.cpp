@@ -164,12 +164,16 @@ void Committer::with_retries(const std::vector<PositionMove>& moves, Attempt&& a
       // Did it land after all? Only the stored positions can say.
       if (committed_anyway(moves, *deadline)) return;
       if (e.error_class() == ErrorClass::conflict)
-        throw Error(ErrorClass::fatal_run, std::string(e.what()) + "; nothing of this batch was written");
+        throw Error(ErrorClass::fatal_run,
+                    std::string(e.what()) + "; nothing of this batch was written", e.source());
       if (std::chrono::steady_clock::now() + backoff(n) > *deadline)
         throw Error(ErrorClass::transient,
-                    std::string(e.what()) + " (retried for " + std::to_string(retry_budget_.count()) +
-                        " s, warehouse.retry_timeout). Everything up to the last committed batch is kept; run the sync "
-                        "again once the warehouse is back");
+                    std::string(e.what()) + " (retried for " +
+                        std::to_string(retry_budget_.count()) + " s, warehouse.retry_timeout)",
+                    Fix{"Everything up to the last committed batch is kept; run the sync again "
+                        "once the warehouse is "
+                        "back"},
+                    e.source());
       ++retries_;
       std::this_thread::sleep_for(backoff(n));
     }

@@ -101,7 +101,7 @@ void PartitionReader::poll(Handler& handler) {
   if (!reader_ || active_ == 0) return;
   std::string reason;
   if (const auto fatal = client_->fatal_error(&reason))
-    throw Error(ErrorClass::fatal_run, kafka::make_error(fatal, "reading from Kafka (" + reason + ")").what());
+    throw kafka::make_error(fatal, "reading from Kafka (" + reason + ")").as(ErrorClass::fatal_run);
   messages_.clear();
   reader_->poll(messages_, 1024, 100);
   // librdkafka reconnects on its own, with backoff, through broker outages, network loss and
@@ -160,12 +160,12 @@ void PartitionReader::handle_error(kafka::Message& m, Handler& handler) {
   const auto cls = kafka::classify(m.error());
   if (cls == ErrorClass::fatal_table && p) {
     const auto& topic = p->where.start.topic;
-    stop_topic(p->where.topic, kafka::make_error(m.error(), "reading topic " + topic, source_.username, topic).what(),
-               handler);
+    stop_topic(p->where.topic,
+               kafka::make_error(m, "reading topic " + topic, source_.username).what(), handler);
     return;
   }
   if (cls == ErrorClass::fatal_run)
-    throw kafka::make_error(m.error(), std::string("reading from Kafka (") + m.error_text() + ")");
+    throw kafka::make_error(m, std::string("reading from Kafka (") + m.error_text() + ")");
   if (verbose_) std::fprintf(stderr, "krow: kafka: %s (retrying)\n", m.error_text());
 }
 

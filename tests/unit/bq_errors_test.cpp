@@ -107,5 +107,58 @@ TEST(BqErrors, QueryAnswerErrorsAreRead) {
   EXPECT_EQ(p.message, "Not found: x");
 }
 
+TEST(BqErrors, TheReasonCodeDecidesWhateverTheStatusAndTheWords) {
+  // BigQuery's reason, not its sentence: a message that says nothing krow reads.
+  auto e = classify(403, error_body(403, "rateLimitExceeded", "Slow down.", "PERMISSION_DENIED"));
+  EXPECT_EQ(e.error_class(), ErrorClass::transient);
+  EXPECT_EQ(e.source().system, "BigQuery");
+  EXPECT_EQ(e.source().code, "rateLimitExceeded");
+  e = classify(400, error_body(400, "backendError", "Something went wrong.", "INTERNAL"));
+  EXPECT_EQ(e.error_class(), ErrorClass::transient);
+  e = classify(400, error_body(400, "quotaExceeded", "Too many.", "RESOURCE_EXHAUSTED"));
+  EXPECT_EQ(e.error_class(), ErrorClass::fatal_run);
+  EXPECT_NE(e.fix().find("midnight Pacific"), std::string::npos) << e.what();
+  e = classify(400, error_body(400, "accessDenied", "No.", "PERMISSION_DENIED"));
+  EXPECT_EQ(e.error_class(), ErrorClass::fatal_run);
+  EXPECT_EQ(e.fix().rfind("grant krow's account roles/bigquery.dataEditor on dataset raw", 0), 0u)
+      << e.what();
+  e = classify(400, error_body(400, "notFound", "Gone.", "NOT_FOUND"));
+  EXPECT_NE(e.fix().find("warehouse.project and warehouse.dataset"), std::string::npos);
+  // Without a reason, the status: HTTP 503 is retried.
+  e = classify(503, "<html><body>Service Unavailable</body></html>");
+  EXPECT_EQ(e.error_class(), ErrorClass::transient);
+  EXPECT_EQ(e.source().code, "HTTP 503");
+}
+
+TEST(BqErrors, TheFixIsKeptApartFromWhatHappened) {
+  const auto e = classify(
+      403, error_body(403, "accessDenied",
+                      "Access Denied: Project my-proj: User does not have bigquery.jobs.create "
+                      "permission in project my-proj.",
+                      "PERMISSION_DENIED"));
+  EXPECT_EQ(e.said(),
+            "BigQuery dataset my-proj.raw, writing a batch: access denied (Access Denied: Project "
+            "my-proj: User does "
+            "not have bigquery.jobs.create permission in project my-proj.)");
+  EXPECT_EQ(e.fix(),
+            "grant krow's account roles/bigquery.jobUser on project my-proj (krow runs load and "
+            "query jobs)");
+  EXPECT_EQ(std::string(e.what()), e.said() + ": " + e.fix());
+}
+
+TEST(BqErrors, ANumberThatIsNotOneIsAClassifiedError) {
+  EXPECT_EQ(integer_cell(std::string("42"), "a position"), 42);
+  EXPECT_EQ(integer_cell(std::nullopt, "a position", 7), 7);
+  try {
+    integer_cell(std::string("4x2"), "a position");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.error_class(), ErrorClass::fatal_run);
+    EXPECT_NE(std::string(e.what()).find("\"4x2\" for a position, not an integer"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace krow::bigquery

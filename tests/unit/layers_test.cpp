@@ -181,7 +181,7 @@ TEST(Layers, CLibrariesAreIncludedOnlyWhereTheyAreWrapped) {
       {"librdkafka/", {"kafka"}},
       {"sodium.h", {"secrets"}},
       {"yaml-cpp/", {"settings", "manifest"}},
-      {"curl/", {"http", "registry", "warehouse/bigquery", "doctor"}},
+      {"curl/", {"http"}},
       {"google/protobuf/", {"codec", "columns"}},
   };
   const auto layers = doc_layers();

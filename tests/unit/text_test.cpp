@@ -144,5 +144,16 @@ TEST(WithThousands, GroupsDigitsByThree) {
   EXPECT_EQ(with_thousands(std::numeric_limits<uint64_t>::max()), "18,446,744,073,709,551,615");
 }
 
+TEST(ParseInt64, AllOfTheTextInDecimalOrNothing) {
+  EXPECT_EQ(parse_int64("0"), 0);
+  EXPECT_EQ(parse_int64("42"), 42);
+  EXPECT_EQ(parse_int64("-7"), -7);
+  EXPECT_EQ(parse_int64("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(parse_int64("-9223372036854775808"), INT64_MIN);
+  for (const char* bad : {"", " 1", "1 ", "+1", "1x", "x", "1.5", "0x10", "9223372036854775808",
+                          "-", "99999999999999999999999"})
+    EXPECT_FALSE(parse_int64(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace krow

@@ -1,6 +1,5 @@
 #include "warehouse/bigquery/bigquery_auth.hpp"
 
-#include <curl/curl.h>
 #include <openssl/crypto.h>
 #include <simdjson.h>
 
@@ -9,11 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <vector>
 
-#include "http/curl_errors.hpp"
+#include "http/http_client.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
 #include "util/text.hpp"
@@ -41,15 +39,7 @@ const char* const kAdcHowTo =
     "as "
     "warehouse.credentials in the manifest";
 
-// ---- HTTP to the token endpoint (libcurl) ---------------------------------------------------
-
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* s) const { curl_slist_free_all(s); }
-};
-using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
+// ---- HTTP to the token endpoint -------------------------------------------------------------
 
 // One answer of a token endpoint or metadata server. Never holds the request.
 struct TokenAnswer {
@@ -62,48 +52,34 @@ struct TokenAnswer {
   ~TokenAnswer() { OPENSSL_cleanse(body.data(), body.size()); }  // a 200 body holds a token
 };
 
-size_t on_body(char* data, size_t size, size_t n, void* user) {
-  auto& a = *static_cast<TokenAnswer*>(user);
-  if (a.body.size() + size * n > kMaxTokenAnswerBytes) {
-    a.over_limit = true;
-    OPENSSL_cleanse(a.body.data(), a.body.size());
-    std::string().swap(a.body);
-    return 0;  // libcurl stops the transfer (CURLE_WRITE_ERROR)
+TokenAnswer answer_of(http::Response r) {
+  TokenAnswer a;
+  a.status = r.status;
+  a.body.swap(r.body);  // moved without a copy of the token left behind
+  a.over_limit = r.failure == http::Failure::too_large;
+  a.metadata_flavor =
+      lower_ascii(r.header("metadata-flavor").value_or("")).find("google") != std::string::npos;
+  if (r.status == 0 && !a.over_limit) {
+    a.transport_error = r.error;
+    a.transient = r.transient();
   }
-  a.body.append(data, size * n);
-  return size * n;
+  return a;
 }
 
-size_t on_header(char* data, size_t size, size_t n, void* user) {
-  auto& a = *static_cast<TokenAnswer*>(user);
-  std::string line = lower_ascii(std::string(data, size * n));
-  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-  if (line.rfind("metadata-flavor:", 0) == 0 && line.find("google", 16) != std::string::npos)
-    a.metadata_flavor = true;
-  return size * n;
-}
-
-// One reused libcurl handle (so that a refresh reuses the TLS connection), with krow's
-// timeouts, TLS verification on, no redirects, http(s) only.
+// One reused HTTP client (so that a refresh reuses the TLS connection), with krow's timeouts,
+// TLS verification on, no redirects, http(s) only.
 class TokenHttp {
  public:
-  explicit TokenHttp(milliseconds timeout) : timeout_(timeout) {
-    static std::once_flag init;
-    std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-    curl_.reset(curl_easy_init());
-    if (!curl_) throw Error(ErrorClass::fatal_run, "libcurl could not create a handle");
-  }
+  explicit TokenHttp(milliseconds timeout) : timeout_(timeout) {}
 
   // POST `form` (application/x-www-form-urlencoded) to `url`. `form` is wiped afterwards: it
   // holds a signed assertion or a refresh token.
   TokenAnswer post_form(const std::string& url, std::string& form) {
-    Slist headers(curl_slist_append(nullptr, "Content-Type: application/x-www-form-urlencoded"));
-    headers.reset(curl_slist_append(headers.release(), "Accept: application/json"));
-    setup(url, headers.get(), timeout_);
-    curl_easy_setopt(curl_.get(), CURLOPT_POST, 1L);
-    curl_easy_setopt(curl_.get(), CURLOPT_POSTFIELDS, form.c_str());
-    curl_easy_setopt(curl_.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(form.size()));
-    TokenAnswer a = perform();
+    http::Request q = request(url, timeout_);
+    q.method = "POST";
+    q.headers = {"Content-Type: application/x-www-form-urlencoded", "Accept: application/json"};
+    q.body = form;
+    TokenAnswer a = answer_of(client_.send(q));
     OPENSSL_cleanse(form.data(), form.size());
     return a;
   }
@@ -111,50 +87,23 @@ class TokenHttp {
   // GET `url` from a metadata server: never through a proxy (it is a link-local service), with
   // `connect_timeout` so that a machine without one finds out quickly.
   TokenAnswer get_metadata(const std::string& url, milliseconds connect_timeout) {
-    Slist headers(curl_slist_append(nullptr, "Metadata-Flavor: Google"));
-    setup(url, headers.get(), connect_timeout);
-    curl_easy_setopt(curl_.get(), CURLOPT_NOPROXY, "*");
-    return perform();
+    http::Request q = request(url, connect_timeout);
+    q.headers = {"Metadata-Flavor: Google"};
+    q.use_proxy = false;
+    return answer_of(client_.send(q));
   }
 
  private:
-  void setup(const std::string& url, curl_slist* headers, milliseconds connect_timeout) {
-    CURL* c = curl_.get();
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(std::min(connect_timeout, timeout_).count()));
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  // a redirected assertion could land anywhere
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  http::Request request(const std::string& url, milliseconds connect_timeout) const {
+    http::Request q;
+    q.url = url;
+    q.timeout = timeout_;
+    q.connect_timeout = connect_timeout;
+    q.max_body_bytes = kMaxTokenAnswerBytes;
+    return q;
   }
 
-  TokenAnswer perform() {
-    CURL* c = curl_.get();
-    TokenAnswer a;
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &a);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &a);
-    char err[CURL_ERROR_SIZE] = {};
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
-    const CURLcode rc = curl_easy_perform(c);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);  // `err` dies with this frame
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, nullptr);  // nor may the handle keep the form's address
-    if (a.over_limit || rc == CURLE_OK) {
-      curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a.status);
-      return a;
-    }
-    a.transport_error = err[0] ? err : curl_easy_strerror(rc);
-    a.transient = curl_failure_is_transient(rc);
-    return a;
-  }
-
-  std::unique_ptr<CURL, CurlDeleter> curl_;
+  http::Client client_;
   milliseconds timeout_;
 };
 
@@ -192,7 +141,7 @@ std::string server_text(std::string_view text) {
 struct Asker {
   std::string who;
   std::string endpoint;
-  std::string fix;  // for a refusal (4xx)
+  std::string fix;  // for a refusal (4xx); what() puts it after ". Fix: "
 };
 
 struct Fetched {
@@ -227,49 +176,55 @@ std::string oauth_error(const std::string& body) {
 // an endpoint that does not answer like an OAuth2 one.
 Fetched token_from_answer(const TokenAnswer& a, const Asker& asker) {
   const std::string status = std::to_string(a.status);
+  const ErrorSource source{"OAuth2",
+                           a.status == 0 && !a.over_limit ? "no answer" : "HTTP " + status};
   if (a.status == 0 && !a.over_limit) {
     if (a.transient) {
-      throw Error(ErrorClass::transient, "cannot reach the OAuth2 token endpoint " +
-                                             asker.endpoint + " for " + asker.who + " (" +
-                                             a.transport_error + "); krow retries");
+      throw Error(ErrorClass::transient,
+                  "cannot reach the OAuth2 token endpoint " + asker.endpoint + " for " + asker.who +
+                      " (" + a.transport_error + "); krow retries",
+                  source);
     }
     throw Error(ErrorClass::fatal_run,
                 "the OAuth2 token endpoint " + asker.endpoint + " for " + asker.who +
-                    " could not be used (" + a.transport_error +
-                    "): check the token_uri and this machine's CA certificates");
+                    " could not be used (" + a.transport_error + ")",
+                Fix{"check the token_uri and this machine's CA certificates", ": "}, source);
   }
   if (a.status >= 500 || a.status == 429) {
     throw Error(ErrorClass::transient,
                 "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
                     (a.over_limit ? std::string() : " (" + oauth_error(a.body) + ")") + " for " +
-                    asker.who + "; krow retries");
+                    asker.who + "; krow retries",
+                source);
   }
   if (a.over_limit) {
     throw Error(ErrorClass::fatal_run,
                 "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
                     " with more than " + std::to_string(kMaxTokenAnswerBytes / 1024) +
-                    " KiB, which is no token answer: check that it is Google's token endpoint");
+                    " KiB, which is no token answer",
+                Fix{"check that it is Google's token endpoint", ": "}, source);
   }
   if (a.status == 400 || a.status == 401 || a.status == 403 || a.status == 404) {
-    throw Error(ErrorClass::fatal_run, "BigQuery credentials refused: " + asker.endpoint +
-                                           " refused " + asker.who + " (HTTP " + status + ", " +
-                                           oauth_error(a.body) + "). " + asker.fix);
+    throw Error(ErrorClass::fatal_run,
+                "BigQuery credentials refused: " + asker.endpoint + " refused " + asker.who +
+                    " (HTTP " + status + ", " + oauth_error(a.body) + ")",
+                Fix{asker.fix, ". Fix: "}, source);
   }
   if (a.status != 200) {
     throw Error(ErrorClass::fatal_run,
                 "the OAuth2 token endpoint " + asker.endpoint + " answered HTTP " + status +
-                    " for " + asker.who +
-                    ", not a token: check that it is Google's token endpoint");
+                    " for " + asker.who + ", not a token",
+                Fix{"check that it is Google's token endpoint", ": "}, source);
   }
   simdjson::dom::parser parser;
   simdjson::dom::object obj;
   std::string_view token;
   if (parser.parse(a.body).get(obj) != simdjson::SUCCESS ||
       obj["access_token"].get(token) != simdjson::SUCCESS || token.empty()) {
-    throw Error(ErrorClass::fatal_run, "the OAuth2 token endpoint " + asker.endpoint +
-                                           " answered HTTP 200 without an access_token for " +
-                                           asker.who +
-                                           ": check that it is Google's token endpoint");
+    throw Error(ErrorClass::fatal_run,
+                "the OAuth2 token endpoint " + asker.endpoint +
+                    " answered HTTP 200 without an access_token for " + asker.who,
+                Fix{"check that it is Google's token endpoint", ": "}, source);
   }
   for (unsigned char c : token) {  // it goes into a header line: nothing that could end or bend it
     if (c <= 0x20 || c >= 0x7f) {
@@ -338,7 +293,7 @@ class CachedTokenSource : public TokenSource {
 };
 
 std::string service_account_fix(const CredentialsFile& f) {
-  return "Fix: the key may have been deleted, or its service account " + f.client_email +
+  return "the key may have been deleted, or its service account " + f.client_email +
          " disabled or deleted. Check that the account is enabled (Google Cloud console: IAM & "
          "Admin → Service "
          "accounts), make a new key there (the account → Keys → Add key → Create new key → JSON) "
@@ -397,7 +352,7 @@ class AuthorizedUserSource final : public CachedTokenSource {
     description_ =
         "application default credentials (" + user + " from " + file_.path + ", " + origin + ")";
     asker_ = {user + " (file " + file_.path + ")", file_.token_uri,
-              "Fix: these credentials have expired or were revoked; run `gcloud auth "
+              "these credentials have expired or were revoked; run `gcloud auth "
               "application-default login` "
               "again, or use a service-account key (GOOGLE_APPLICATION_CREDENTIALS or "
               "warehouse.credentials)"};
@@ -432,7 +387,7 @@ class MetadataServerSource final : public CachedTokenSource {
                    ", service account " + account + ")";
     asker_ = {"the service account " + account + " of this VM or workload",
               "http://" + host_ + std::string(kMetadataTokenPath),
-              "Fix: give the VM (or the GKE workload, through Workload Identity) a service account "
+              "give the VM (or the GKE workload, through Workload Identity) a service account "
               "with the "
               "BigQuery scope (cloud-platform or bigquery), or use a service-account key "
               "(GOOGLE_APPLICATION_CREDENTIALS or warehouse.credentials)"};

@@ -20,8 +20,8 @@ WarehouseCheckup check_bigquery(const WarehouseConfig& config, std::chrono::seco
     client = std::make_unique<bigquery::Client>(settings, config.schema);
     out.checks.push_back(Check::pass("BigQuery credentials", client->describe_auth()));
   } catch (const Error& e) {
-    out.checks.push_back(
-        Check::fail("BigQuery credentials", e.what(), "check warehouse.credentials"));
+    out.checks.push_back(Check::fail("BigQuery credentials", e.said(),
+                                     e.fix().empty() ? "check warehouse.credentials" : e.fix()));
     out.skipped = "the BigQuery dataset and query jobs: the credentials must work first";
     return out;
   }
@@ -37,7 +37,7 @@ WarehouseCheckup check_bigquery(const WarehouseConfig& config, std::chrono::seco
     client->query("SELECT 1", {}, location.value_or(settings.location), "running a query job");
     out.checks.push_back(Check::pass("query jobs in project " + settings.project, "allowed"));
   } catch (const Error& e) {
-    out.checks.push_back(Check::fail("BigQuery API", e.what(), fix));
+    out.checks.push_back(Check::fail("BigQuery API", e.said(), e.fix().empty() ? fix : e.fix()));
     if (!dataset_checked)
       out.skipped = "query jobs in project " + settings.project + ": the dataset lookup failed";
     return out;

@@ -6,7 +6,7 @@
 #include <random>
 #include <thread>
 
-#include "http/curl_errors.hpp"
+#include "http/curl_info.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
 
@@ -18,23 +18,12 @@ namespace {
 // endpoint must not hold unbounded memory.
 constexpr size_t kMaxAnswerBytes = size_t{64} << 20;
 
-bool contains(std::string_view text, std::string_view part) {
-  return text.find(part) != std::string_view::npos;
-}
-
 std::string job_id() {
   static thread_local std::mt19937_64 gen{std::random_device{}()};
   char buf[40];
   std::snprintf(buf, sizeof buf, "krow_%016llx%04llx", static_cast<unsigned long long>(gen()),
                 static_cast<unsigned long long>(gen() & 0xffff));
   return buf;
-}
-
-size_t on_body(char* data, size_t size, size_t count, void* user) {
-  auto* out = static_cast<std::string*>(user);
-  if (out->size() + size * count > kMaxAnswerBytes) return 0;  // stops the transfer
-  out->append(data, size * count);
-  return size * count;
 }
 
 }  // namespace
@@ -90,11 +79,38 @@ void write_fields(JsonWriter& w, const std::vector<Field>& fields) {
   w.end_array().end_object();
 }
 
-std::string url_escape(CURL* curl, const std::string& text) {
-  char* e = curl_easy_escape(curl, text.c_str(), static_cast<int>(text.size()));
-  std::string out = e ? e : "";
-  curl_free(e);
-  return out;
+// What BigQuery says in words only. Its answers carry a reason code for every failure krow
+// tells apart ("accessDenied", "quotaExceeded", "rateLimitExceeded", "backendError", ...) but
+// these three, which are read from the message here and nowhere else:
+// - krow's own fence: the ERROR() that krow's scripts raise, which BigQuery answers as any
+//   failed query ("invalidQuery"), its text marked with kFenceMarker;
+// - a transaction aborted by a concurrent one: "invalidQuery" too (or no reason at all), as a
+//   malformed query would be, with BigQuery's sentence for it ("Transaction is aborted due to
+//   concurrent update", "Could not serialize access ... due to concurrent update"); the
+//   emulator's DuckDB says "Could not serialize";
+// - which permission an accessDenied lacks, named in the message only ("bigquery.jobs.create").
+struct MessageFacts {
+  size_t fence = std::string::npos;  // where the fence marker starts
+  bool concurrent = false;
+  bool lacks_jobs_create = false;
+  bool lacks_datasets_create = false;
+};
+
+MessageFacts read_message(std::string_view message) {
+  const auto has = [&](std::string_view part) { return message.find(part) != message.npos; };
+  MessageFacts f;
+  f.fence = message.find(kFenceMarker);
+  f.concurrent =
+      has("concurrent update") || has("Could not serialize") || has("aborted due to concurrent");
+  f.lacks_jobs_create = has("bigquery.jobs.create");
+  f.lacks_datasets_create = has("bigquery.datasets.create");
+  return f;
+}
+
+// Reasons that a later try can overcome.
+bool transient_reason(const std::string& reason) {
+  return reason == "backendError" || reason == "internalError" || reason == "rateLimitExceeded" ||
+         reason == "jobInternalError" || reason == "jobBackendError";
 }
 
 }  // namespace
@@ -103,40 +119,39 @@ Error classify_api_error(const ApiProblem& p, const std::string& doing, const st
                          const std::string& project, const std::string& dataset) {
   const std::string said = p.message.empty() ? p.reason : p.message;
   const std::string head = where + ", " + doing + ": ";
-  if (contains(p.message, kFenceMarker))
-    return Error(ErrorClass::conflict, head + p.message.substr(p.message.find(kFenceMarker)));
+  const std::string status = std::to_string(p.status);
+  const ErrorSource source{
+      "BigQuery", p.status == 0      ? (p.failure.empty() ? std::string("no answer") : p.failure)
+                  : p.reason.empty() ? "HTTP " + status
+                                     : p.reason};
+  const auto facts = read_message(p.message);
+  if (facts.fence != std::string::npos)
+    return Error(ErrorClass::conflict, head + p.message.substr(facts.fence), source);
   if (p.status == 0 && !p.retriable)
-    return Error(ErrorClass::fatal_run, head + "no answer (" + said +
-                                            "): check warehouse.endpoint, and the "
-                                            "system's CA certificates");
+    return Error(ErrorClass::fatal_run, head + "no answer (" + said + ")",
+                 Fix{"check warehouse.endpoint, and the system's CA certificates", ": "}, source);
   if (p.status == 0)
-    return Error(ErrorClass::transient, head + "no answer (" + said + "); retrying");
-  // Transaction conflicts: another job changed a table this one changes; the next try works.
-  const bool concurrent = contains(p.message, "concurrent update") ||
-                          contains(p.message, "Could not serialize") ||
-                          contains(p.message, "aborted due to concurrent");
-  if (p.status >= 500 || p.status == 429 || p.reason == "backendError" ||
-      p.reason == "internalError" || p.reason == "rateLimitExceeded" ||
-      p.reason == "jobInternalError" || p.reason == "jobBackendError" || concurrent)
-    return Error(ErrorClass::transient, head + said + " (HTTP " + std::to_string(p.status) + ", " +
-                                            p.reason + "); retrying");
+    return Error(ErrorClass::transient, head + "no answer (" + said + "); retrying", source);
+  if (p.status >= 500 || p.status == 429 || transient_reason(p.reason) || facts.concurrent)
+    return Error(ErrorClass::transient,
+                 head + said + " (HTTP " + status + ", " + p.reason + "); retrying", source);
   if (p.status == 401)
-    return Error(ErrorClass::fatal_run,
-                 head + "the credentials were refused (" + said +
-                     "): check warehouse.credentials (a current "
-                     "service-account key, or `gcloud auth application-default login` for adc)");
+    return Error(ErrorClass::fatal_run, head + "the credentials were refused (" + said + ")",
+                 Fix{"check warehouse.credentials (a current service-account key, or `gcloud auth "
+                     "application-default login` for adc)",
+                     ": "},
+                 source);
   if (p.reason == "quotaExceeded")
-    return Error(
-        ErrorClass::fatal_run,
-        head + "a quota is used up (" + said +
-            "). Daily quotas (load jobs per table, per project) "
-            "reset at midnight Pacific time: sync less often with larger batches (batch.max_wait, "
-            "batch.max_messages), or ask for more quota in the Cloud console");
+    return Error(ErrorClass::fatal_run, head + "a quota is used up (" + said + ")",
+                 Fix{"Daily quotas (load jobs per table, per project) reset at midnight Pacific "
+                     "time: sync less often with larger batches (batch.max_wait, "
+                     "batch.max_messages), or ask for more quota in the Cloud console"},
+                 source);
   if (p.status == 403 || p.reason == "accessDenied") {
     std::string role;
-    if (contains(p.message, "bigquery.jobs.create"))
+    if (facts.lacks_jobs_create)
       role = "roles/bigquery.jobUser on project " + project + " (krow runs load and query jobs)";
-    else if (contains(p.message, "bigquery.datasets.create"))
+    else if (facts.lacks_datasets_create)
       role = "roles/bigquery.dataEditor on project " + project + ", or create dataset " + dataset +
              " and the dataset(s) named in the message yourself";
     else
@@ -144,17 +159,31 @@ Error classify_api_error(const ApiProblem& p, const std::string& doing, const st
              " and on krow's state datasets (_krow_*), and "
              "roles/bigquery.jobUser on project " +
              project;
-    return Error(ErrorClass::fatal_run,
-                 head + "access denied (" + said + "): grant krow's account " + role);
+    return Error(ErrorClass::fatal_run, head + "access denied (" + said + ")",
+                 Fix{"grant krow's account " + role, ": "}, source);
   }
   if (p.status == 404 || p.reason == "notFound")
-    return Error(
-        ErrorClass::fatal_run,
-        head + "not found (" + said +
-            "): check warehouse.project and warehouse.dataset; krow creates "
-            "missing datasets when its account may (roles/bigquery.dataEditor on the project)");
-  return Error(ErrorClass::fatal_run, head + said + " (HTTP " + std::to_string(p.status) +
-                                          (p.reason.empty() ? "" : ", " + p.reason) + ")");
+    return Error(ErrorClass::fatal_run, head + "not found (" + said + ")",
+                 Fix{"check warehouse.project and warehouse.dataset; krow creates missing datasets "
+                     "when its account may (roles/bigquery.dataEditor on the project)",
+                     ": "},
+                 source);
+  return Error(ErrorClass::fatal_run,
+               head + said + " (HTTP " + status + (p.reason.empty() ? "" : ", " + p.reason) + ")",
+               source);
+}
+
+int64_t integer_cell(const std::optional<std::string>& cell, const char* what, int64_t if_null) {
+  if (!cell) return if_null;
+  if (const auto n = parse_int64(*cell)) return *n;
+  throw Error(
+      ErrorClass::fatal_run,
+      std::string("BigQuery answered a query with \"") + cell->substr(0, 40) + "\" for " + what +
+          ", not an integer",
+      Fix{"check warehouse.endpoint: it must be BigQuery's API, or an emulator that answers "
+          "as BigQuery does",
+          "; "},
+      {"BigQuery", "not an integer"});
 }
 
 std::string table_ref(const std::string& project, const std::string& dataset,
@@ -174,14 +203,7 @@ Client::Client(const BigQuerySettings& settings, std::string dataset)
     : settings_(settings),
       dataset_(std::move(dataset)),
       tokens_(make_token_source(settings.credentials,
-                                std::chrono::seconds(settings.request_timeout_s))) {
-  curl_ = curl_easy_init();
-  if (!curl_) throw Error(ErrorClass::fatal_run, "cannot start an HTTP client (libcurl)");
-}
-
-Client::~Client() {
-  curl_easy_cleanup(curl_);
-}
+                                std::chrono::seconds(settings.request_timeout_s))) {}
 
 std::string Client::api(const std::string& path) const {
   return settings_.api_root() + "/bigquery/v2/projects/" + settings_.project + path;
@@ -190,38 +212,32 @@ std::string Client::api(const std::string& path) const {
 Client::Answer Client::send(const char* method, const std::string& url,
                             const std::string& content_type, const std::string& body) {
   for (int attempt = 0;; ++attempt) {
+    http::Request q;
+    q.method = method;
+    q.url = url;
+    q.authorization = Secret(tokens_->authorization());
+    if (!content_type.empty()) q.headers.push_back("Content-Type: " + content_type);
+    q.body = body;
+    q.connect_timeout = std::chrono::seconds(20);
+    q.timeout = std::chrono::seconds(settings_.request_timeout_s);
+    q.max_body_bytes = kMaxAnswerBytes;
+    auto r = http_.send(q);
     Answer a;
-    const std::string auth = tokens_->authorization();
-    curl_easy_reset(curl_);
-    curl_slist* headers = nullptr;
-    std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> free_headers(nullptr,
-                                                                             curl_slist_free_all);
-    if (!auth.empty()) headers = curl_slist_append(headers, ("Authorization: " + auth).c_str());
-    if (!content_type.empty())
-      headers = curl_slist_append(headers, ("Content-Type: " + content_type).c_str());
-    free_headers.reset(headers);
-    curl_easy_setopt(curl_, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, method);
-    if (std::string_view(method) != "GET") {
-      curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, body.data());
-      curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-    }
-    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &a.body);
-    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT, 20L);
-    curl_easy_setopt(curl_, CURLOPT_TIMEOUT, static_cast<long>(settings_.request_timeout_s));
-    curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl_, CURLOPT_USERAGENT, "krow");
-    const CURLcode rc = curl_easy_perform(curl_);
-    if (rc != CURLE_OK) {
-      a.transport_error =
-          rc == CURLE_WRITE_ERROR ? "an answer larger than 64 MiB" : curl_easy_strerror(rc);
-      a.transport_retriable = curl_failure_is_transient(rc);
+    if (r.failure == http::Failure::too_large) {
+      a.transport_error = "an answer larger than 64 MiB";
+      a.transport_retriable = false;
+      a.failure = http::failure_name(r.failure);
       return a;
     }
-    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &a.status);
-    if (a.status == 401 && attempt == 0 && !auth.empty()) {
+    if (r.status == 0) {
+      a.transport_error = r.error;
+      a.transport_retriable = r.transient();
+      a.failure = http::failure_name(r.failure);
+      return a;
+    }
+    a.status = r.status;
+    a.body = std::move(r.body);
+    if (a.status == 401 && attempt == 0 && !q.authorization.empty()) {
       tokens_->invalidate();  // expired or revoked early: one more try with a new token
       continue;
     }
@@ -230,8 +246,9 @@ Client::Answer Client::send(const char* method, const std::string& url,
 }
 
 void Client::fail(const Answer& a, const char* doing) const {
-  ApiProblem p = a.status == 0 ? ApiProblem{0, "", a.transport_error, a.transport_retriable}
-                               : parse_api_problem(a.status, a.body);
+  ApiProblem p = a.status == 0
+                     ? ApiProblem{0, "", a.transport_error, a.transport_retriable, a.failure}
+                     : parse_api_problem(a.status, a.body);
   throw classify_api_error(p, doing, settings_.describe(dataset_), settings_.project, dataset_);
 }
 
@@ -263,8 +280,7 @@ void Client::create_dataset(const std::string& dataset, const std::string& locat
 
 std::optional<std::vector<std::string>> Client::table_fields(const std::string& dataset,
                                                              const std::string& table) {
-  const auto a =
-      send("GET", api("/datasets/" + dataset + "/tables/" + url_escape(curl_, table)), "", "");
+  const auto a = send("GET", api("/datasets/" + dataset + "/tables/" + url_escape(table)), "", "");
   if (a.status == 404) return std::nullopt;
   if (a.status != 200) fail(a, "reading a table's schema");
   std::vector<std::string> out;
@@ -307,7 +323,7 @@ void Client::create_table(const std::string& dataset, const std::string& table,
 
 void Client::delete_table(const std::string& dataset, const std::string& table) {
   const auto a =
-      send("DELETE", api("/datasets/" + dataset + "/tables/" + url_escape(curl_, table)), "", "");
+      send("DELETE", api("/datasets/" + dataset + "/tables/" + url_escape(table)), "", "");
   if (a.status != 200 && a.status != 204 && a.status != 404)
     fail(a, ("dropping table " + dataset + "." + table).c_str());
 }
@@ -349,7 +365,7 @@ QueryResult Client::query(const std::string& sql, const std::vector<Param>& para
     const bool more = doc["pageToken"].get(page) == simdjson::SUCCESS && !page.empty();
     if (complete) {
       if (doc["numDmlAffectedRows"].get(s) == simdjson::SUCCESS)
-        out.affected += std::stoll(std::string(s));
+        out.affected += integer_cell(std::string(s), "numDmlAffectedRows");
       simdjson::dom::array rows;
       if (doc["rows"].get(rows) == simdjson::SUCCESS)
         for (auto row : rows) {
@@ -369,8 +385,8 @@ QueryResult Client::query(const std::string& sql, const std::vector<Param>& para
     if (job.empty())
       throw Error(ErrorClass::transient, std::string("BigQuery answered without a job, ") + doing);
     std::string url =
-        api("/queries/" + job) + "?location=" + url_escape(curl_, location) + "&timeoutMs=60000";
-    if (complete && more) url += "&pageToken=" + url_escape(curl_, std::string(page));
+        api("/queries/" + job) + "?location=" + url_escape(location) + "&timeoutMs=60000";
+    if (complete && more) url += "&pageToken=" + url_escape(std::string(page));
     a = send("GET", url, "", "");
   }
 }
@@ -378,8 +394,7 @@ QueryResult Client::query(const std::string& sql, const std::vector<Param>& para
 void Client::wait_for_job(const std::string& job, const std::string& location, const char* doing) {
   auto pause = std::chrono::milliseconds(50);
   for (;;) {
-    const auto a =
-        send("GET", api("/jobs/" + job) + "?location=" + url_escape(curl_, location), "", "");
+    const auto a = send("GET", api("/jobs/" + job) + "?location=" + url_escape(location), "", "");
     if (a.status != 200) fail(a, doing);
     simdjson::dom::parser parser;
     simdjson::dom::element doc;

@@ -1,11 +1,9 @@
 #pragma once
-// BigQuery's REST API (v2) over libcurl: datasets, tables, query jobs and load jobs, with
+// BigQuery's REST API (v2) over http::Client: datasets, tables, query jobs and load jobs, with
 // every failure turned into a krow Error of the right class (classify_api_error) whose
 // sentence names the fix. Nothing here knows krow's tables: bigquery_warehouse does.
 //
 // Thread: one thread at a time per object.
-
-#include <curl/curl.h>
 
 #include <cstdint>
 #include <memory>
@@ -14,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "http/http_client.hpp"
 #include "util/error.hpp"
 #include "warehouse/bigquery/bigquery_auth.hpp"
 #include "warehouse/bigquery/bigquery_settings.hpp"
@@ -32,6 +31,7 @@ struct ApiProblem {
   std::string message;
   bool retriable =
       true;  // with no answer: whether trying again can help (not a TLS or URL problem)
+  std::string failure;  // with no answer: how the request failed (http::failure_name)
 };
 
 // The first error of an answer: {"error": {"code", "message", "errors": [{"reason", "message"}]}}
@@ -39,11 +39,13 @@ struct ApiProblem {
 // top-level {"errors": [...]}; a body that is not JSON is the message.
 ApiProblem parse_api_problem(long status, const std::string& body);
 
-// The krow error for an API problem met while `doing` ("writing a batch"): transient when
-// trying again can help (no answer, 5xx, 429, rateLimitExceeded, backendError, a
-// transaction that met a concurrent one), conflict for a failed fence, otherwise fatal_run
-// with the fix (the IAM role missing, the dataset to create, the daily quota). `where`
-// names the warehouse; `project` and `dataset` go into the roles to grant.
+// The krow error for an API problem met while `doing` ("writing a batch"), classified by the
+// HTTP status and BigQuery's error reason: transient when trying again can help (no answer,
+// 5xx, 429, rateLimitExceeded, backendError, a transaction that met a concurrent one),
+// conflict for a failed fence, otherwise fatal_run with the fix (the IAM role missing, the
+// dataset to create, the daily quota). Its source is {"BigQuery", the reason (or "HTTP <status>",
+// or how the request failed)}. `where` names the warehouse; `project` and `dataset` go into the
+// roles to grant.
 Error classify_api_error(const ApiProblem& problem, const std::string& doing,
                          const std::string& where, const std::string& project,
                          const std::string& dataset);
@@ -60,6 +62,10 @@ struct QueryResult {
   std::vector<std::vector<std::optional<std::string>>> rows;
   int64_t affected = 0;  // rows a DML statement changed
 };
+
+// The integer in a cell of a query's rows (the API answers INT64 values as decimal text), or
+// `if_null` for NULL. Throws Error(fatal_run) naming `what` when the cell holds anything else.
+int64_t integer_cell(const std::optional<std::string>& cell, const char* what, int64_t if_null = 0);
 
 // A table's field, as tables.insert and load jobs take it.
 struct Field {
@@ -81,7 +87,6 @@ class Client {
  public:
   // `dataset` is the row tables' dataset (for messages and the roles to grant).
   Client(const BigQuerySettings& settings, std::string dataset);
-  ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
@@ -115,6 +120,7 @@ class Client {
     std::string body;
     std::string transport_error;
     bool transport_retriable = true;
+    std::string failure;  // with no answer: how the request failed (http::failure_name)
   };
   // One request; a 401 gets one more try with a new token.
   Answer send(const char* method, const std::string& url, const std::string& content_type,
@@ -128,7 +134,7 @@ class Client {
   const BigQuerySettings& settings_;
   std::string dataset_;
   std::unique_ptr<TokenSource> tokens_;
-  CURL* curl_ = nullptr;
+  http::Client http_;
 };
 
 // "`project.dataset.table`": a table's name as GoogleSQL reads it, whatever it holds.

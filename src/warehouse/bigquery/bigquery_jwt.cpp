@@ -13,12 +13,8 @@ namespace krow::bigquery {
 
 namespace {
 
-struct BioDeleter {
-  void operator()(BIO* b) const { BIO_free(b); }
-};
-struct MdCtxDeleter {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
+using Bio = CHandle<BIO, BIO_free>;
+using MdCtx = CHandle<EVP_MD_CTX, EVP_MD_CTX_free>;
 
 // OpenSSL's reason for the last failure on this thread ("no start line", "bad decrypt"): fixed
 // library text, never the input. Empties the thread's error queue, so that a later, unrelated
@@ -87,7 +83,7 @@ Pkey load_rsa_private_key(const Secret& pem, const std::string& file) {
   const std::string& text = pem.reveal();
   if (text.size() > INT_MAX)
     throw Error(ErrorClass::config, "the private_key of " + file + " is too large to be a key");
-  std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+  Bio bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
   if (!bio)
     throw Error(ErrorClass::fatal_run,
                 "OpenSSL could not allocate a buffer for the key of " + file);
@@ -136,7 +132,7 @@ Secret sign_jwt(const JwtClaims& claims, EVP_PKEY* key) {
   jwt += '.';
   append_base64url(jwt, body);
 
-  std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+  MdCtx ctx(EVP_MD_CTX_new());
   size_t size = 0;
   if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key) != 1 ||
       EVP_DigestSign(ctx.get(), nullptr, &size, reinterpret_cast<const unsigned char*>(jwt.data()),

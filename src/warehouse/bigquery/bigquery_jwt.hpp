@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/c_handle.hpp"
 #include "util/secret.hpp"
 
 namespace krow::bigquery {
@@ -22,10 +23,7 @@ std::string base64url(std::string_view data);
 // and for reading a JWT back; padding ('=') is refused, as JWS requires.
 std::string decode_base64url(std::string_view text, bool& ok);
 
-struct PkeyDeleter {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
+using Pkey = CHandle<EVP_PKEY, EVP_PKEY_free>;
 
 // Loads the RSA private key of a service-account key file's `private_key` (PEM, PKCS#8).
 // Throws Error(config) naming `file` and the fix when it is not one; the message never holds

@@ -261,8 +261,8 @@ void BigQueryWarehouse::take_lease() {
   std::string unchanged = "(SELECT COUNT(*) FROM " + leases + " WHERE " + mine + ") = " + std::to_string(held.rows.size());
   for (const auto& row : held.rows) {
     const std::string holder = row[0].value_or(""), host = row[1].value_or("");
-    const int64_t pid = row[2] ? std::stoll(*row[2]) : 0;
-    const int64_t expires = row[3] ? std::stoll(*row[3]) : 0;
+    const int64_t pid = bigquery::integer_cell(row[2], "a lease's pid");
+    const int64_t expires = bigquery::integer_cell(row[3], "a lease's expiry");
     const bool dead_here = host == this_host() && !process_alive(pid);
     if (expires > now_ms() && !dead_here)
       throw Error(ErrorClass::transient,
@@ -313,8 +313,9 @@ std::vector<Position> BigQueryWarehouse::positions(const std::string& sync_id) {
                                     state_table("positions") + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
                                 p, location_, "reading positions");
   for (const auto& row : r.rows)
-    out.push_back({row[0].value_or(""), TopicId(row[1].value_or("")), Partition(std::stoi(row[2].value_or("0"))),
-                   Offset(std::stoll(row[3].value_or("0")))});
+    out.push_back({row[0].value_or(""), TopicId(row[1].value_or("")),
+                   Partition(static_cast<int32_t>(bigquery::integer_cell(row[2], "a partition"))),
+                   Offset(bigquery::integer_cell(row[3], "a position"))});
   return out;
 }
 
@@ -609,8 +610,9 @@ RowCount BigQueryWarehouse::count_rows(const std::string& sync_id, const std::st
   const auto r = client_->query(sql, {}, location_, "counting rows");
   RowCount out;
   if (!r.rows.empty() && !r.rows[0].empty()) {
-    out.rows = std::stoll(r.rows[0][0].value_or("0"));
-    if (r.rows[0].size() > 1 && r.rows[0][1]) out.newest_ms = std::stoll(*r.rows[0][1]);
+    out.rows = bigquery::integer_cell(r.rows[0][0], "a row count");
+    if (r.rows[0].size() > 1 && r.rows[0][1])
+      out.newest_ms = bigquery::integer_cell(r.rows[0][1], "the newest timestamp");
   }
   return out;
 }
@@ -645,8 +647,9 @@ std::vector<RunRecord> BigQueryWarehouse::runs(const std::string& sync_id, int l
                                     "LIMIT @limit",
                                 p, location_, "reading run records");
   for (const auto& row : r.rows)
-    out.push_back({row[0].value_or(""), row[1].value_or(""), std::stoll(row[2].value_or("0")),
-                   std::stoll(row[3].value_or("0")), row[4].value_or(""), row[5].value_or("")});
+    out.push_back(
+        {row[0].value_or(""), row[1].value_or(""), bigquery::integer_cell(row[2], "a run's start"),
+         bigquery::integer_cell(row[3], "a run's end"), row[4].value_or(""), row[5].value_or("")});
   return out;
 }
 

@@ -96,8 +96,10 @@ WarehouseCheckup check_duckdb(const WarehouseConfig& config, const std::string& 
     out.usable = true;
   } catch (const Error& e) {
     out.checks.push_back(Check::fail(
-        file, e.what(),
-        "if a sync is running, wait for it; if the file is not a DuckDB database, " + choose));
+        file, e.said(),
+        e.fix().empty()
+            ? "if a sync is running, wait for it; if the file is not a DuckDB database, " + choose
+            : e.fix()));
   }
   return out;
 }

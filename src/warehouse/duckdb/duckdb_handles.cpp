@@ -6,18 +6,16 @@
 namespace krow::duck {
 
 std::string Result::text(idx_t col, idx_t row) {
-  char* v = duckdb_value_varchar(&r_, col, row);
-  if (!v) return {};
-  std::string out(v);
-  duckdb_free(v);
-  return out;
+  const Text v(duckdb_value_varchar(&r_, col, row));
+  return v ? std::string(v.get()) : std::string();
 }
 
 Prepared::Prepared(duckdb_connection conn, const char* sql) {
   if (duckdb_prepare(conn, sql, &p_) == DuckDBError) {
     std::string msg = duckdb_prepare_error(p_) ? duckdb_prepare_error(p_) : "unknown error";
     duckdb_destroy_prepare(&p_);
-    throw Error(ErrorClass::fatal_run, "DuckDB refused a statement: " + msg);
+    throw Error(ErrorClass::fatal_run, "DuckDB refused a statement: " + msg,
+                ErrorSource{"DuckDB", "prepare"});
   }
 }
 
@@ -33,12 +31,10 @@ Appender::Appender(duckdb_connection conn, const char* catalog, const std::strin
 }
 
 void Appender::fail(const char* what) {
-  duckdb_error_data data = duckdb_appender_error_data(a_);
-  const char* e = data ? duckdb_error_data_message(data) : nullptr;
-  auto error = make_error(data ? duckdb_error_data_error_type(data) : DUCKDB_ERROR_INVALID,
-                          e ? e : "unknown error", what);
-  duckdb_destroy_error_data(&data);
-  throw error;
+  const ErrorData data(duckdb_appender_error_data(a_));
+  const char* e = data ? duckdb_error_data_message(data.get()) : nullptr;
+  throw make_error(data ? duckdb_error_data_error_type(data.get()) : DUCKDB_ERROR_INVALID,
+                   e ? e : "unknown error", what);
 }
 
 void LogicalTypes::add(duckdb_type type, const char* alias) {

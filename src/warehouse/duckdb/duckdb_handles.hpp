@@ -1,13 +1,40 @@
 #pragma once
-// RAII wrappers for the DuckDB C API objects krow uses. Errors are read from a handle before
-// it is destroyed, and destructors never throw.
+// RAII wrappers for the DuckDB C API objects krow uses, one per object. Errors are read from a
+// handle before it is destroyed, and destructors never throw.
 
 #include <duckdb.h>
 
 #include <string>
 #include <vector>
 
+#include "util/c_handle.hpp"
+
 namespace krow::duck {
+
+// DuckDB's destroy calls take the handle's address (and null it); these take the handle.
+inline void close_database(duckdb_database db) {
+  duckdb_close(&db);
+}
+inline void disconnect(duckdb_connection conn) {
+  duckdb_disconnect(&conn);
+}
+inline void destroy_config(duckdb_config config) {
+  duckdb_destroy_config(&config);
+}
+inline void destroy_error_data(duckdb_error_data data) {
+  duckdb_destroy_error_data(&data);
+}
+
+// A database (duckdb_open_ext); closed after every connection to it (declare it first).
+using Database = CHandle<_duckdb_database, close_database>;
+// A connection to a Database (duckdb_connect).
+using Connection = CHandle<_duckdb_connection, disconnect>;
+// Settings for duckdb_open_ext (duckdb_create_config).
+using Config = CHandle<_duckdb_config, destroy_config>;
+// An error's type and message (duckdb_appender_error_data).
+using ErrorData = CHandle<_duckdb_error_data, destroy_error_data>;
+// Text DuckDB allocated for the caller (an error of duckdb_open_ext, duckdb_value_varchar).
+using Text = CHandle<char, duckdb_free>;
 
 // A query result; destroyed with the object.
 class Result {

@@ -193,7 +193,7 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     has_state_ = has_bindings_ = true;
   } else {
     duck::Result r;
-    duckdb_query(conn_,
+    duckdb_query(conn_.get(),
                  "SELECT 1 FROM information_schema.columns WHERE table_schema = '_krow' AND "
                  "table_name = 'positions' "
                  "AND column_name = 'warehouse_schema'",
@@ -201,7 +201,7 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     // A file of an earlier krow that no sync has opened since reads as empty until then.
     has_state_ = r.rows() > 0;
     duck::Result b;
-    duckdb_query(conn_,
+    duckdb_query(conn_.get(),
                  "SELECT 1 FROM information_schema.tables WHERE table_schema = '_krow' AND "
                  "table_name = 'columns'",
                  b.get());
@@ -221,26 +221,29 @@ void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
     // may close it soon (a query in a notebook, a `krow status`): a sync waits for it, up to
     // warehouse.retry_timeout, then gives up as an outage would (exit code 75).
     const auto holder = posix_lock_holder(path, mode == OpenMode::write);
-    const bool held = holder || failure.find("Conflicting lock") != std::string::npos ||
-                      failure.find("Could not set lock") != std::string::npos;
+    const bool held = holder || duck::is_lock_conflict(failure);
     if (!held) throw Error(ErrorClass::fatal_run, "cannot open " + describe() + ": " + failure);
     const std::string who = holder ? (*holder > 0 ? describe_process(*holder)
                                                   : std::string("a process the OS does not name"))
                                    : std::string("DuckDB says: ") + failure;
     if (std::chrono::steady_clock::now() >= deadline) {
-      const std::string what_to_do =
-          mode == OpenMode::write
-              ? ", and DuckDB lets a process write a file only while no other process has it "
-                "open, not even to read it. Waited " +
-                    std::to_string(patience.count()) +
-                    " s (warehouse.retry_timeout). Close the file in that process (a DuckDB "
-                    "shell, a notebook, a BI tool, a `krow plan` or `status`), then run the sync "
-                    "again (exit code 75: try again later)"
-              : ", writing to it. Run this again once it has closed the file (exit code 75: "
-                "try again later)";
-      throw Error(
-          ErrorClass::transient,
-          "cannot open " + describe() + ": another process has it open (" + who + ")" + what_to_do);
+      const std::string said =
+          "cannot open " + describe() + ": another process has it open (" + who + ")";
+      const ErrorSource source{"DuckDB", "file held"};
+      if (mode == OpenMode::write)
+        throw Error(ErrorClass::transient,
+                    said +
+                        ", and DuckDB lets a process write a file only while no other process "
+                        "has it open, not even to read it. Waited " +
+                        std::to_string(patience.count()) + " s (warehouse.retry_timeout)",
+                    Fix{"Close the file in that process (a DuckDB shell, a notebook, a BI tool, a "
+                        "`krow plan` or `status`), then run the sync again (exit code 75: try "
+                        "again later)"},
+                    source);
+      throw Error(ErrorClass::transient, said + ", writing to it",
+                  Fix{"Run this again once it has closed the file (exit code 75: try again "
+                      "later)"},
+                  source);
     }
     if (!said) {
       said = true;
@@ -255,53 +258,49 @@ void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
 
 std::string DuckDBWarehouse::open_once(OpenMode mode) {
   const auto& path = settings_.path;
-  duckdb_config cfg = nullptr;
-  duckdb_create_config(&cfg);
-  if (mode == OpenMode::read_only) duckdb_set_config(cfg, "access_mode", "READ_ONLY");
+  duckdb_config raw_config = nullptr;
+  if (duckdb_create_config(&raw_config) == DuckDBError) return "cannot allocate its settings";
+  const duck::Config cfg(raw_config);
+  if (mode == OpenMode::read_only) duckdb_set_config(cfg.get(), "access_mode", "READ_ONLY");
   // krow keeps both cores busy already (a reading and a writing thread); extra DuckDB
   // workers measured slower here, spinning while they wait for each other.
-  duckdb_set_config(cfg, "threads", "1");
+  duckdb_set_config(cfg.get(), "threads", "1");
   // Memory stays bounded by the batch size, not the topic size: DuckDB would otherwise keep
   // every block it wrote cached, up to most of the machine's memory. With a checkpoint per
   // batch (below) it holds one batch's rows at a time. Measured on 1,000,000 350-byte JSON
   // messages: 48MB as fast as 64MB or 128MB and 20 MiB less peak memory than 64MB; 32MB
   // spilled to disk and was 25% slower.
-  duckdb_set_config(cfg, "memory_limit", "48MB");
+  duckdb_set_config(cfg.get(), "memory_limit", "48MB");
   // A sync writes through an in-memory database that attaches the file with krow's row group
   // size (an attach option; the file itself takes row groups of any size).
-  char* err = nullptr;
-  const auto state =
-      duckdb_open_ext(mode == OpenMode::write ? ":memory:" : path.c_str(), &db_, cfg, &err);
-  duckdb_destroy_config(&cfg);
-  std::string failure;
-  if (state == DuckDBError) {
-    failure = err ? err : "unknown error";
-    duckdb_free(err);
-  } else if (duckdb_connect(db_, &conn_) == DuckDBError) {
-    failure = "cannot connect";
-  } else if (mode == OpenMode::write) {
+  duckdb_database raw_db = nullptr;
+  char* raw_error = nullptr;
+  const auto state = duckdb_open_ext(mode == OpenMode::write ? ":memory:" : path.c_str(), &raw_db,
+                                     cfg.get(), &raw_error);
+  duck::Database db(raw_db);
+  const duck::Text error(raw_error);
+  if (state == DuckDBError) return error ? error.get() : "unknown error";
+  duckdb_connection raw_conn = nullptr;
+  const auto connected = duckdb_connect(db.get(), &raw_conn);
+  duck::Connection conn(raw_conn);
+  if (connected == DuckDBError) return "cannot connect";
+  if (mode == OpenMode::write) {
     duck::Result r;
-    if (duckdb_query(conn_,
+    if (duckdb_query(conn.get(),
                      ("ATTACH " + quote_literal(path.string()) + " AS warehouse (ROW_GROUP_SIZE " +
                       std::to_string(kRowGroupRows) + "); USE warehouse")
                          .c_str(),
                      r.get()) == DuckDBError)
-      failure = r.error();
+      return r.error();
   }
-  if (!failure.empty()) {
-    // Closed before anyone asks the OS who holds the file: this process holds nothing then.
-    if (conn_) duckdb_disconnect(&conn_);
-    if (db_) duckdb_close(&db_);
-    conn_ = nullptr;
-    db_ = nullptr;
-  }
-  return failure;
+  // On a failure both were closed on the way out, before anyone asks the OS who holds the file:
+  // this process holds nothing then.
+  db_ = std::move(db);
+  conn_ = std::move(conn);
+  return {};
 }
 
-DuckDBWarehouse::~DuckDBWarehouse() {
-  if (conn_) duckdb_disconnect(&conn_);
-  if (db_) duckdb_close(&db_);
-}
+DuckDBWarehouse::~DuckDBWarehouse() = default;
 
 std::string DuckDBWarehouse::describe() const {
   return "DuckDB file " + settings_.path.string();
@@ -341,7 +340,7 @@ std::string DuckDBWarehouse::column_sql_type(const columns::ColumnSpec& column) 
 
 void DuckDBWarehouse::exec(const std::string& sql, const char* what) {
   duck::Result r;
-  if (duckdb_query(conn_, sql.c_str(), r.get()) == DuckDBError)
+  if (duckdb_query(conn_.get(), sql.c_str(), r.get()) == DuckDBError)
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),
                            std::string(what) + " in " + describe());
 }
@@ -354,7 +353,7 @@ void DuckDBWarehouse::transaction(const char* what, Body&& body) {
     exec("COMMIT", what);
   } catch (...) {
     duck::Result r;
-    duckdb_query(conn_, "ROLLBACK", r.get());
+    duckdb_query(conn_.get(), "ROLLBACK", r.get());
     throw;
   }
 }
@@ -371,7 +370,7 @@ void DuckDBWarehouse::upgrade_state() {
   // Once, in one transaction: a file is upgraded completely or not at all.
   duck::Result have;
   if (duckdb_query(
-          conn_,
+          conn_.get(),
           "SELECT table_name FROM duckdb_columns() WHERE schema_name = '_krow' AND table_name IN "
           "('positions', 'runs') AND column_name = 'warehouse_schema'",
           have.get()) == DuckDBError)
@@ -404,7 +403,7 @@ void DuckDBWarehouse::upgrade_state() {
 std::vector<Position> DuckDBWarehouse::positions(const std::string& sync_id) {
   std::vector<Position> out;
   if (!has_state_) return out;
-  duck::Prepared p(conn_,
+  duck::Prepared p(conn_.get(),
                    "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions "
                    "WHERE sync_id = ? AND warehouse_schema = ?");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
@@ -421,7 +420,8 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
   std::vector<TableMapping> out;
   if (!has_state_) return out;
   duck::Prepared p(
-      conn_, "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
+      conn_.get(),
+      "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
   duckdb_bind_varchar(p.get(), 1, config_.schema.c_str());
   duck::Result r;
   p.run(r, "reading table names");
@@ -442,7 +442,7 @@ std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(
     const std::string& table) {
   if (!conn_) return std::nullopt;  // read-only, and nothing synced yet
   duck::Prepared cols(
-      conn_,
+      conn_.get(),
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ? AND "
       "table_name = ? ORDER BY ordinal_position");
   duckdb_bind_varchar(cols.get(), 1, config_.schema.c_str());
@@ -469,7 +469,7 @@ std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(
 std::vector<columns::ColumnBinding> DuckDBWarehouse::column_bindings(const std::string& table) {
   std::vector<columns::ColumnBinding> out;
   if (!conn_ || !has_bindings_) return out;
-  duck::Prepared p(conn_,
+  duck::Prepared p(conn_.get(),
                    "SELECT field_path, column_name FROM _krow.columns WHERE warehouse_schema = ? "
                    "AND table_name = ? "
                    "ORDER BY created_at, field_path");
@@ -486,7 +486,7 @@ std::vector<columns::ColumnBinding> DuckDBWarehouse::column_bindings(const std::
 void DuckDBWarehouse::record_bindings(const std::string& table,
                                       const std::vector<columns::ColumnSpec>& typed, bool created) {
   if (created) {  // what a dropped table of this name left is not this table's
-    duck::Prepared del(conn_,
+    duck::Prepared del(conn_.get(),
                        "DELETE FROM _krow.columns WHERE warehouse_schema = ? AND table_name = ?");
     duckdb_bind_varchar(del.get(), 1, config_.schema.c_str());
     duckdb_bind_varchar(del.get(), 2, table.c_str());
@@ -496,7 +496,7 @@ void DuckDBWarehouse::record_bindings(const std::string& table,
   for (const auto& b : columns::bindings_of(typed)) {
     const auto key = columns::path_key(b.path);
     duck::Prepared p(
-        conn_,
+        conn_.get(),
         "INSERT INTO _krow.columns SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS (SELECT 1 FROM "
         "_krow.columns WHERE warehouse_schema = ? AND table_name = ? AND field_path = ?)");
     for (idx_t k : {1, 5}) duckdb_bind_varchar(p.get(), k, config_.schema.c_str());
@@ -559,7 +559,7 @@ void DuckDBWarehouse::create_new_table(const std::string& sync_id, const std::st
 
 void DuckDBWarehouse::record_table_name(const std::string& sync_id, const std::string& topic,
                                         const std::string& table) {
-  duck::Prepared p(conn_,
+  duck::Prepared p(conn_.get(),
                    "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
                    "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
@@ -599,7 +599,7 @@ void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, co
                                   const std::string& schema, const std::string& table_name) {
   auto* chunks = dynamic_cast<TableChunks*>(table.encoded.get());
   if (!chunks || !chunks->current) chunks = &encode_table(table, arena);
-  duck::Appender app(conn_, catalog, schema, table_name);
+  duck::Appender app(conn_.get(), catalog, schema, table_name);
   if (duckdb_appender_column_count(app.get()) != contract::kColumnCount + table.typed_count())
     throw Error(ErrorClass::fatal_table, "table " + schema + "." + table_name +
                                              " does not have krow's columns; rename or drop it");
@@ -643,7 +643,7 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
   const auto stage = stage_rows(table, arena);
   const auto target = quote(config_.schema) + "." + quote(table.table);
   duck::Prepared del(
-      conn_,
+      conn_.get(),
       ("DELETE FROM " + target +
        " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM " + stage +
        ") AS s WHERE t.kafka_topic_id = ? AND t.kafka_partition = s.kafka_partition "
@@ -660,7 +660,7 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
 void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMove& m) {
   if (m.from) {
     duck::Prepared up(
-        conn_,
+        conn_.get(),
         "UPDATE _krow.positions SET next_offset = ?, topic = ?, updated_at = now() WHERE sync_id = "
         "? "
         "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ? AND next_offset = ?");
@@ -676,7 +676,7 @@ void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMo
     if (r.rows_changed() == 1) return;
   } else {
     duck::Prepared ins(
-        conn_,
+        conn_.get(),
         "INSERT INTO _krow.positions (sync_id, topic, topic_id, kafka_partition, next_offset, "
         "updated_at, "
         "warehouse_schema) SELECT ?, ?, ?, ?, ?, now(), ? WHERE NOT EXISTS (SELECT 1 FROM "
@@ -883,7 +883,7 @@ RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::stri
   if (!staged && unpublished_.count(table)) return {};  // publish() creates it
   const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
   duck::Result r;
-  if (duckdb_query(conn_, count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)
+  if (duckdb_query(conn_.get(), count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),
                            "counting the rows of " + table + " in " + describe());
   RowCount out;
@@ -893,7 +893,7 @@ RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::stri
 }
 
 void DuckDBWarehouse::record_run(const RunRecord& run) {
-  duck::Prepared p(conn_,
+  duck::Prepared p(conn_.get(),
                    "INSERT OR REPLACE INTO _krow.runs (run_id, sync_id, started_at, finished_at, "
                    "status, record, "
                    "warehouse_schema) VALUES (?, ?, make_timestamptz(? * 1000), make_timestamptz(? "
@@ -913,7 +913,7 @@ std::vector<RunRecord> DuckDBWarehouse::runs(const std::string& sync_id, int lim
   std::vector<RunRecord> out;
   if (!has_state_) return out;
   duck::Prepared p(
-      conn_,
+      conn_.get(),
       "SELECT run_id, sync_id, epoch_ms(started_at), epoch_ms(finished_at), status, record "
       "FROM _krow.runs WHERE sync_id = ? AND warehouse_schema = ? ORDER BY started_at DESC LIMIT "
       "?");

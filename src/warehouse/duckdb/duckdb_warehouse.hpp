@@ -120,8 +120,10 @@ class DuckDBWarehouse : public Warehouse {
   WarehouseConfig config_;
   DuckDBSettings settings_;
   std::optional<FileLock> lock_;
-  duckdb_database db_ = nullptr;
-  duckdb_connection conn_ = nullptr;
+  // Declared in this order so that the connection closes first, then the database, then the
+  // lock, however the object ends (a constructor that throws too).
+  duck::Database db_;
+  duck::Connection conn_;
   bool has_state_ = false;  // whether krow's state schema exists (read-only opens may lack it)
   bool has_bindings_ =
       false;  // whether it has the column bindings (files of earlier krows lack them)

@@ -14,15 +14,6 @@ std::string value(const pg::ResultPtr& r, int row, int col) {
                                         : std::string(PQgetvalue(r.get(), row, col));
 }
 
-// krow's sentences end with the fix: "<what happened>. Check ...". Splits there.
-std::pair<std::string, std::string> detail_and_fix(const std::string& message) {
-  for (const char* verb : {". Check ", ". Create ", ". The server ", ". Is the server "}) {
-    if (const auto at = message.rfind(verb); at != std::string::npos)
-      return {message.substr(0, at), message.substr(at + 2)};
-  }
-  return {message, "check the warehouse settings of the manifest"};
-}
-
 }  // namespace
 
 WarehouseCheckup check_postgres(const WarehouseConfig& config, std::chrono::seconds timeout) {
@@ -36,8 +27,9 @@ WarehouseCheckup check_postgres(const WarehouseConfig& config, std::chrono::seco
   try {
     conn = std::make_unique<pg::Connection>(settings, "krow doctor");
   } catch (const Error& e) {
-    auto [detail, fix] = detail_and_fix(e.what());
-    out.checks.push_back(Check::fail(login, detail, fix));
+    out.checks.push_back(
+        Check::fail(login, e.said(),
+                    e.fix().empty() ? "check the warehouse settings of the manifest" : e.fix()));
     out.skipped = "warehouse encoding and schemas: krow could not log in";
     return out;
   }
@@ -90,8 +82,9 @@ WarehouseCheckup check_postgres(const WarehouseConfig& config, std::chrono::seco
     }
     out.usable = ok;
   } catch (const Error& e) {
-    out.checks.push_back(Check::fail("warehouse privileges", e.what(),
-                                     "check the role's privileges on the database"));
+    out.checks.push_back(
+        Check::fail("warehouse privileges", e.said(),
+                    e.fix().empty() ? "check the role's privileges on the database" : e.fix()));
     out.skipped = "the warehouse checks after it: reading the session or the privileges failed";
   }
   return out;

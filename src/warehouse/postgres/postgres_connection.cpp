@@ -5,6 +5,8 @@
 #include <regex>
 #include <thread>
 
+#include "util/text.hpp"
+
 namespace krow::pg {
 
 namespace {
@@ -35,39 +37,35 @@ std::string role_of(const PostgresSettings& s, PGconn* conn) {
 
 Error connect_error(const std::string& message, const PostgresSettings& s, bool starting) {
   const auto said = "cannot connect to " + s.describe() + ": " + one_line(message);
+  const ErrorSource source{"PostgreSQL", "connection"};
+  const auto fatal = [&](std::string fix) {
+    return Error(ErrorClass::fatal_run, said, Fix{std::move(fix)}, source);
+  };
   if (has(message, "password authentication failed") || has(message, "no password supplied") ||
       has(message, "authentication failed"))
-    return Error(ErrorClass::fatal_run,
-                 said +
-                     ". Check warehouse.user and the password (warehouse.password, "
-                     "from the environment)");
+    return fatal(
+        "Check warehouse.user and the password (warehouse.password, from the environment)");
   if (has(message, "no pg_hba.conf entry"))
-    return Error(ErrorClass::fatal_run,
-                 said +
-                     ". The server does not accept this role from this host: add a "
-                     "pg_hba.conf entry for it (or connect with TLS if only that is allowed)");
+    return fatal(
+        "The server does not accept this role from this host: add a pg_hba.conf entry for it (or "
+        "connect with TLS if only that is allowed)");
   if (has(message, "does not exist"))
-    return Error(ErrorClass::fatal_run, said +
-                                            ". Create it (CREATE DATABASE ... OWNER <role>; CREATE "
-                                            "ROLE ... LOGIN) or fix warehouse.database "
-                                            "and warehouse.user");
+    return fatal(
+        "Create it (CREATE DATABASE ... OWNER <role>; CREATE ROLE ... LOGIN) or fix "
+        "warehouse.database and warehouse.user");
   // TLS set-up problems; a "SSL SYSCALL error" is a connection cut, which passes.
   if (has(message, "certificate") || has(message, "does not support SSL") ||
       has(message, "sslmode"))
-    return Error(ErrorClass::fatal_run,
-                 said +
-                     ". Check warehouse.sslmode and warehouse.sslrootcert (the CA that "
-                     "signed the server's certificate)");
-  if (has(message, "could not translate host name"))
-    return Error(ErrorClass::fatal_run, said + ". Check warehouse.host");
+    return fatal(
+        "Check warehouse.sslmode and warehouse.sslrootcert (the CA that signed the server's "
+        "certificate)");
+  if (has(message, "could not translate host name")) return fatal("Check warehouse.host");
   if (has(message, "invalid") || has(message, "unrecognized"))
-    return Error(ErrorClass::fatal_run, said);
+    return Error(ErrorClass::fatal_run, said, source);
   // Refused, timed out, starting up, shutting down, in recovery, too many clients: passes.
-  return Error(
-      starting ? ErrorClass::fatal_run : ErrorClass::transient,
-      said + (starting
-                  ? ". Is the server running, and do warehouse.host and warehouse.port point at it?"
-                  : ""));
+  if (starting)
+    return fatal("Is the server running, and do warehouse.host and warehouse.port point at it?");
+  return Error(ErrorClass::transient, said, source);
 }
 
 Connection::Connection(const PostgresSettings& settings, std::string application_name)
@@ -171,24 +169,24 @@ ServerError Connection::failure(const PGresult* r, const std::string& what) cons
   const std::string said = what + " failed in " + where_ + ": " + msg +
                            (state.empty() ? "" : " (SQLSTATE " + state + ")");
   const std::string kept = ". What was committed is kept; run the sync again afterwards";
-  auto make = [&](ErrorClass c, const std::string& text) {
-    return ServerError(c, text, state, msg, context);
+  auto make = [&](ErrorClass c, std::string fix = {}) {
+    return ServerError(c, said, Fix{std::move(fix)}, state, msg, context);
   };
   const bool lost = !conn_ || PQstatus(conn_.get()) != CONNECTION_OK;
-  if (state.empty() || lost) return make(ErrorClass::transient, said);
+  if (state.empty() || lost) return make(ErrorClass::transient);
   const std::string cls = state.substr(0, 2);
   if (cls == "08" || cls == "40" || state == "57P01" || state == "57P02" || state == "57P03" ||
       state == "57014" || state == "53300" || state == "53200" || state == "55P03" ||
       state == "55006" || state == "42P07" || state == "42P06" || state == "42710")
-    return make(ErrorClass::transient, said);
+    return make(ErrorClass::transient);
   if (state == "53100")
-    return make(ErrorClass::fatal_run,
-                said +
-                    ". The PostgreSQL server's disk is full: free space on its data volume "
-                    "(or grow it)" +
-                    kept);
+    return make(
+        ErrorClass::fatal_run,
+        "The PostgreSQL server's disk is full: free space on its data volume (or grow it)" + kept);
   if (state == "42501") {
     const auto role = role_of(settings_, conn_.get());
+    // Which object lacks the privilege is in the server's words only (the SQLSTATE says that
+    // one lacks it): named in the fix when it can be read, else the fix names them all.
     static const std::regex denied(
         R"(permission denied for (schema|database|table|relation) (\S+))");
     std::smatch m;
@@ -205,22 +203,17 @@ ServerError Connection::failure(const PGresult* r, const std::string& what) cons
         grant = "GRANT SELECT, INSERT, UPDATE, DELETE ON " + name + " TO " + role + " (or let " +
                 role + " own it)";
     }
-    return make(ErrorClass::fatal_run,
-                said + ". Grant " + role + " what krow needs: " + grant + kept);
+    return make(ErrorClass::fatal_run, "Grant " + role + " what krow needs: " + grant + kept);
   }
   if (state == "28P01" || state == "28000")
-    return make(ErrorClass::fatal_run, said + ". Check warehouse.user and the password");
+    return make(ErrorClass::fatal_run, "Check warehouse.user and the password");
   if (state == "3D000" || state == "3F000")
-    return make(ErrorClass::fatal_run,
-                said + ". Create it, or fix the manifest's warehouse section");
+    return make(ErrorClass::fatal_run, "Create it, or fix the manifest's warehouse section");
   if (state == "25006")
     return make(ErrorClass::fatal_run,
-                said +
-                    ". The server is read-only (a standby?): point warehouse.host at the "
-                    "primary" +
-                    kept);
-  if (state == "23505") return make(ErrorClass::conflict, said);
-  return make(ErrorClass::fatal_run, said);
+                "The server is read-only (a standby?): point warehouse.host at the primary" + kept);
+  if (state == "23505") return make(ErrorClass::conflict);
+  return make(ErrorClass::fatal_run);
 }
 
 ResultPtr Connection::exec(const std::string& sql, const char* what) {
@@ -242,7 +235,23 @@ ResultPtr Connection::exec(const std::string& sql,
 
 int64_t Connection::affected(const ResultPtr& r) {
   const char* n = PQcmdTuples(r.get());
-  return n && *n ? std::stoll(n) : 0;
+  if (!n || !*n) return 0;
+  if (const auto count = parse_int64(n)) return *count;
+  throw Error(ErrorClass::fatal_run,
+              std::string("PostgreSQL answered a command with \"") + n +
+                  "\" as the count of rows it touched, not an integer",
+              ErrorSource{"PostgreSQL", "not an integer"});
+}
+
+int64_t Connection::integer(const ResultPtr& r, int row, int col, const char* what,
+                            int64_t if_null) {
+  if (PQgetisnull(r.get(), row, col)) return if_null;
+  const std::string_view text = PQgetvalue(r.get(), row, col);
+  if (const auto n = parse_int64(text)) return *n;
+  throw Error(ErrorClass::fatal_run,
+              "PostgreSQL answered \"" + std::string(text.substr(0, 40)) + "\" for " + what +
+                  ", not an integer",
+              ErrorSource{"PostgreSQL", "not an integer"});
 }
 
 void Connection::start_copy(const std::string& copy_sql, const char* what) {

@@ -17,23 +17,21 @@
 #include <string>
 #include <vector>
 
+#include "util/c_handle.hpp"
 #include "util/error.hpp"
 #include "warehouse/postgres/postgres_settings.hpp"
 
 namespace krow::pg {
 
-struct ResultFree {
-  void operator()(PGresult* r) const { PQclear(r); }
-};
-using ResultPtr = std::unique_ptr<PGresult, ResultFree>;
+using ResultPtr = CHandle<PGresult, PQclear>;
 
 // An error the server answered with (or a lost connection: empty sqlstate), already
-// classified, with the fields the per-row path needs.
+// classified, with the fields the per-row path needs. Its source is {"PostgreSQL", sqlstate}.
 class ServerError : public Error {
  public:
-  ServerError(ErrorClass cls, std::string message, std::string sqlstate, std::string primary,
+  ServerError(ErrorClass cls, std::string said, Fix fix, std::string sqlstate, std::string primary,
               std::string context)
-      : Error(cls, std::move(message)),
+      : Error(cls, std::move(said), std::move(fix), {"PostgreSQL", sqlstate}),
         sqlstate_(std::move(sqlstate)),
         primary_(std::move(primary)),
         context_(std::move(context)) {}
@@ -71,6 +69,10 @@ class Connection {
                  const char* what);
   // Rows the last command touched (UPDATE, INSERT, DELETE).
   static int64_t affected(const ResultPtr& r);
+  // The integer in a cell of `r` (NULL: `if_null`). Throws Error(fatal_run) naming `what` when
+  // the server answered something else there.
+  static int64_t integer(const ResultPtr& r, int row, int col, const char* what,
+                         int64_t if_null = 0);
 
   // COPY ... FROM STDIN, streamed: start it, send the data in pieces as they are made (the
   // server works on one while the next is encoded), then finish. Each throws ServerError;
@@ -84,9 +86,6 @@ class Connection {
   PGconn* get() { return conn_.get(); }
 
  private:
-  struct ConnFree {
-    void operator()(PGconn* c) const { PQfinish(c); }
-  };
   // One attempt; returns the failure message on failure.
   std::optional<std::string> connect_once();
   // Asks the server to notice a vanished krow within about a minute (TCP keepalives and
@@ -97,10 +96,12 @@ class Connection {
   const PostgresSettings& settings_;
   std::string application_name_;
   std::string where_;
-  std::unique_ptr<PGconn, ConnFree> conn_;
+  CHandle<PGconn, PQfinish> conn_;
 };
 
-// The class and the fix of a connection attempt that failed with libpq's `message`.
+// The class and the fix of a connection attempt that failed with libpq's `message`. libpq
+// gives no SQLSTATE for a failed connection (PQconnectdb keeps only the text of the server's
+// refusal, or of its own failure), so this is the one place that reads libpq's words.
 Error connect_error(const std::string& message, const PostgresSettings& settings, bool starting);
 
 }  // namespace krow::pg

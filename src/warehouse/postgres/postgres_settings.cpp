@@ -4,22 +4,30 @@
 
 #include <memory>
 
+#include "util/c_handle.hpp"
+
 namespace krow {
 
 namespace {
 
-struct ConninfoFree {
-  void operator()(PQconninfoOption* o) const { PQconninfoFree(o); }
-};
+using ConninfoOptions = CHandle<PQconninfoOption, PQconninfoFree>;
+using LibpqText = CHandle<char, PQfreemem>;  // text libpq allocated for the caller
+
+// The options of connection string `dsn` (null when it is not one). libpq's message about a
+// bad one may quote the string, secrets and all: it is freed unread.
+ConninfoOptions parse_conninfo(const std::string& dsn) {
+  char* err = nullptr;
+  ConninfoOptions opts(PQconninfoParse(dsn.c_str(), &err));
+  const LibpqText unread(err);
+  return opts;
+}
 
 }  // namespace
 
 std::string PostgresSettings::describe() const {
   std::string h = host, p = port, d = database;
   if (!dsn.empty()) {
-    char* err = nullptr;
-    std::unique_ptr<PQconninfoOption, ConninfoFree> opts(PQconninfoParse(dsn.c_str(), &err));
-    if (err) PQfreemem(err);
+    const auto opts = parse_conninfo(dsn);
     for (auto* o = opts.get(); o && o->keyword; ++o) {
       if (!o->val) continue;
       const std::string k = o->keyword;
@@ -50,9 +58,7 @@ std::shared_ptr<const AdapterSettings> parse_postgres_settings(
                             " cannot be combined with warehouse.dsn: put it in the dsn");
     s->dsn = section.required_text(
         "dsn", "a libpq connection string, e.g. \"host=db port=5432 dbname=analytics user=krow\"");
-    char* err = nullptr;
-    std::unique_ptr<PQconninfoOption, ConninfoFree> opts(PQconninfoParse(s->dsn.c_str(), &err));
-    if (err) PQfreemem(err);  // libpq's message may quote the string, secrets and all: not shown
+    const auto opts = parse_conninfo(s->dsn);
     if (!opts) section.fail("dsn", "warehouse.dsn is not a valid libpq connection string or URI");
     for (auto* o = opts.get(); o->keyword; ++o)
       if (std::string(o->keyword) == "password" && o->val && *o->val)

@@ -323,7 +323,7 @@ std::optional<PostgresWarehouse::LockHolder> PostgresWarehouse::lock_holder(
   static const std::regex krow_session(R"(krow pid ([0-9]{1,10}) on (.+))");
   std::smatch m;
   if (std::regex_match(app, m, krow_session) && m[2].str() == this_host()) {
-    const int64_t pid = std::stoll(m[1].str());
+    const int64_t pid = parse_int64(m[1].str()).value_or(0);  // at most 10 digits: fits
     h.gone = pid == getpid() || !process_alive(pid);
   }
   return h;
@@ -359,8 +359,9 @@ std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
       "warehouse_schema = $2",
       {sync_id, config_.schema}, "reading positions");
   for (int i = 0; i < PQntuples(r.get()); ++i)
-    out.push_back({text(r, i, 0), TopicId(text(r, i, 1)), Partition(std::stoi(text(r, i, 2))),
-                   Offset(std::stoll(text(r, i, 3)))});
+    out.push_back({text(r, i, 0), TopicId(text(r, i, 1)),
+                   Partition(static_cast<int32_t>(pg::Connection::integer(r, i, 2, "a partition"))),
+                   Offset(pg::Connection::integer(r, i, 3, "a position"))});
   return out;
 }
 
@@ -669,8 +670,10 @@ void PostgresWarehouse::write_batch(const std::string& sync_id, RowBatch& batch,
       static const std::regex where(R"(COPY [^,]+, line (\d+), column ([^:]+))");
       std::smatch m;
       if (!std::regex_search(e.context(), m, where) || copying_ >= batch.tables().size()) throw;
-      const size_t row = std::stoul(m[1]) - 1;
-      if (row >= batch.tables()[copying_].rows.size()) throw;
+      const auto line = parse_int64(m[1].str());
+      if (!line || *line < 1 || static_cast<uint64_t>(*line) > batch.tables()[copying_].rows.size())
+        throw;
+      const size_t row = static_cast<size_t>(*line - 1);
       const auto column =
           std::find_if(contract::kColumns.begin(), contract::kColumns.end(),
                        [&](const contract::Column& c) { return c.name == m[2].str(); });
@@ -797,8 +800,9 @@ RowCount PostgresWarehouse::count_rows(const std::string& sync_id, const std::st
   const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
   const auto r = conn_->exec(count_rows_sql(from, ranges), "counting rows");
   RowCount out;
-  out.rows = std::stoll(text(r, 0, 0));
-  if (!PQgetisnull(r.get(), 0, 1)) out.newest_ms = std::stoll(text(r, 0, 1));
+  out.rows = pg::Connection::integer(r, 0, 0, "a row count");
+  if (!PQgetisnull(r.get(), 0, 1))
+    out.newest_ms = pg::Connection::integer(r, 0, 1, "the newest timestamp");
   return out;
 }
 
@@ -824,8 +828,8 @@ std::vector<RunRecord> PostgresWarehouse::runs(const std::string& sync_id, int l
       "WHERE sync_id = $1 AND warehouse_schema = $2 ORDER BY started_at DESC LIMIT $3",
       {sync_id, config_.schema, std::to_string(limit)}, "reading run records");
   for (int i = 0; i < PQntuples(r.get()); ++i)
-    out.push_back({text(r, i, 0), text(r, i, 1), std::stoll(text(r, i, 2)), std::stoll(text(r, i, 3)), text(r, i, 4),
-                   text(r, i, 5)});
+    out.push_back({text(r, i, 0), text(r, i, 1), pg::Connection::integer(r, i, 2, "a run's start"),
+                   pg::Connection::integer(r, i, 3, "a run's end"), text(r, i, 4), text(r, i, 5)});
   return out;
 }
 
