@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A small HTTP(S) server for tests/unit/http_client_test.cpp: it shows krow's HTTP client
+"""A small HTTP(S) server for tests/unit/http/http_client_test.cpp: it shows krow's HTTP client
 the request it sent, and answers what a test asks for.
 
     http_test_server.py [--tls CERT.pem KEY.pem]

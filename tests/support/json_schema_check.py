@@ -6,7 +6,7 @@
 The schema is checked first (against its own draft's meta-schema), then every document;
 each problem is printed as `<document>: <path in it>: <message>`. Exit status: 0 all valid,
 1 a problem was found, 77 the `jsonschema` package is not installed (the caller skips).
-Used by tests/unit/examples_test.cpp for examples/*.yaml, which it converts to JSON first.
+Used by tests/unit/manifest/examples_test.cpp for examples/*.yaml, which it converts to JSON first.
 """
 import json
 import sys

@@ -196,4 +196,22 @@ TEST(Layers, CLibrariesAreIncludedOnlyWhereTheyAreWrapped) {
   }
 }
 
+// Unit tests live in folders that mirror src/: tests/unit/codec/avro tests src/codec/avro.
+TEST(Layers, UnitTestFoldersMirrorTheSourceTree) {
+  size_t checked = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(kSource / "tests" / "unit")) {
+    if (!entry.is_directory()) continue;
+    const auto folder = fs::relative(entry.path(), kSource / "tests" / "unit");
+    EXPECT_TRUE(fs::is_directory(kSource / "src" / folder))
+        << "tests/unit/" << folder.string() << " has no src/" << folder.string() << " to mirror";
+    ++checked;
+  }
+  for (const auto& entry : fs::directory_iterator(kSource / "tests" / "unit")) {
+    if (entry.is_regular_file() && entry.path().filename() != "layers_test.cpp")
+      ADD_FAILURE() << "tests/unit/" << entry.path().filename().string()
+                    << " belongs in the folder of the src/ folder it tests";
+  }
+  EXPECT_GT(checked, 10u);
+}
+
 }  // namespace
