@@ -210,7 +210,7 @@ TEST_P(WarehouseConformance, WhatTheCapabilitiesPromiseTheEngineDoes) {
     // What an engine does not take never reaches it: the manifest refuses it (Manifest tests).
     EXPECT_FALSE(capabilities.latest_by_key) << "latest_by_key needs typed-table support here";
   }
-  EXPECT_EQ(capabilities.concurrent_writers, engine() == "postgres");
+  EXPECT_EQ(capabilities.concurrent_writers, traits().concurrent_writers);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, WarehouseConformance, KROW_ALL_ENGINES);
