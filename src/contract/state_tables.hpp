@@ -31,15 +31,24 @@ struct StateTable {
 };
 
 // The position of each partition a sync has committed: the next offset to read ("the last
-// processed offset + 1"), moved only in the transaction that writes the rows it covers.
+// processed offset + 1"), moved only in the transaction that writes the rows it covers; and
+// the partition's epoch, bumped by every take (StateStore::take), on which every commit is
+// fenced. A partition taken but never committed has a row with next_offset NULL: it is no
+// position, and reads of positions leave it out.
+//
+// Upgrade: positions tables of krow versions before epochs have no `epoch` column and a
+// NOT NULL next_offset. Every adapter, when it prepares the state tables for writing, adds the
+// column and drops the NOT NULL (idempotently); a missing epoch (NULL) reads as 0, never
+// taken. Reading (status, plan) works on either form.
 inline constexpr StateColumn kPositionColumns[] = {
     {"sync_id", ColumnType::text},
     {"warehouse_schema", ColumnType::text},
     {"topic", ColumnType::text},
     {"topic_id", ColumnType::text},
     {"kafka_partition", ColumnType::int32},
-    {"next_offset", ColumnType::int64},
+    {"next_offset", ColumnType::int64, true},
     {"updated_at", ColumnType::timestamp, false, true},
+    {"epoch", ColumnType::int64, true},
 };
 inline constexpr std::string_view kPositionKey[] = {"sync_id", "warehouse_schema", "topic_id",
                                                     "kafka_partition"};

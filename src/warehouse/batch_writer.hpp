@@ -17,11 +17,14 @@
 namespace krow {
 
 // A position a batch advances: from the position stored when the batch began (none before
-// a partition's first commit) to the new one. The write is fenced: it happens only if the
-// stored position still is `from`.
+// a partition's first commit) to the new one, by the writer that took the partition at
+// `epoch` (StateStore::take; 0: a writer that never took it). The write is fenced: it happens
+// only if the stored position still is `from` and the stored epoch still is `epoch` (a
+// partition's row that has no epoch, from a krow before epochs, has epoch 0).
 struct PositionMove {
   Position to;
   std::optional<Offset> from;
+  Epoch epoch;
 };
 
 // Rows counted for the quality gates, with the newest kafka_timestamp among them.
@@ -72,7 +75,9 @@ class BatchWriter {
 
   // Writes a batch's rows and moves its positions in one transaction: either all of it is
   // visible afterwards or none of it. Every move is fenced: when a stored position is not
-  // the move's `from`, nothing is written and this throws Error(conflict). A value the
+  // the move's `from`, or its stored epoch not the move's `epoch` (another worker took the
+  // partition since), nothing is written and this throws Error(conflict), naming the partition
+  // (and, for an epoch, that another worker took it). A value the
   // engine refuses is replaced in `batch` (RowBatch::replace_unstorable), so that it becomes
   // that row's decode_error rather than a failed batch.
   // Throws transient when retrying can help (connection lost, server restarting,
