@@ -16,6 +16,7 @@
 #include "warehouse/column_types.hpp"
 #include "warehouse/duckdb/duckdb_errors.hpp"
 #include "warehouse/duckdb/duckdb_handles.hpp"
+#include "warehouse/fencing.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -364,6 +365,23 @@ void DuckDBWarehouse::create_state() {
   for (const auto* table : contract::kStateTables)
     exec(state_table_sql(*this, kStateSchema, *table, "now()"), "creating krow's state tables");
   upgrade_state();
+  upgrade_positions();
+}
+
+void DuckDBWarehouse::upgrade_positions() {
+  duck::Result have;
+  if (duckdb_query(conn_.get(),
+                   "SELECT 1 FROM duckdb_columns() WHERE schema_name = '_krow' AND table_name = "
+                   "'positions' AND column_name = 'epoch'",
+                   have.get()) == DuckDBError)
+    throw duck::make_error(duckdb_result_error_type(have.get()), have.error(),
+                           "reading krow's state tables in " + describe());
+  if (have.rows() > 0) return;
+  transaction("upgrading krow's positions table", [&] {
+    exec("ALTER TABLE _krow.positions ADD COLUMN epoch BIGINT", "upgrading krow's positions table");
+    exec("ALTER TABLE _krow.positions ALTER COLUMN next_offset DROP NOT NULL",
+         "upgrading krow's positions table");
+  });
 }
 
 void DuckDBWarehouse::upgrade_state() {
@@ -405,7 +423,7 @@ std::vector<Position> DuckDBWarehouse::positions(const std::string& sync_id) {
   if (!has_state_) return out;
   duck::Prepared p(conn_.get(),
                    "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions "
-                   "WHERE sync_id = ? AND warehouse_schema = ?");
+                   "WHERE sync_id = ? AND warehouse_schema = ? AND next_offset IS NOT NULL");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
   duckdb_bind_varchar(p.get(), 2, config_.schema.c_str());
   duck::Result r;
@@ -413,6 +431,46 @@ std::vector<Position> DuckDBWarehouse::positions(const std::string& sync_id) {
   for (idx_t i = 0; i < r.rows(); ++i)
     out.push_back({r.text(0, i), TopicId(r.text(1, i)),
                    Partition(static_cast<int32_t>(r.int64(2, i))), Offset(r.int64(3, i))});
+  return out;
+}
+
+std::vector<PartitionClaim> DuckDBWarehouse::take(const std::string& sync_id,
+                                                  const std::vector<PartitionKey>& partitions) {
+  std::vector<PartitionClaim> out;
+  transaction("taking partitions", [&] {
+    for (const auto& k : partitions) {
+      PartitionClaim c{k, Epoch(1), std::nullopt};
+      duck::Prepared up(
+          conn_.get(),
+          "UPDATE _krow.positions SET epoch = coalesce(epoch, 0) + 1 WHERE sync_id = ? "
+          "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ? "
+          "RETURNING epoch, next_offset");
+      duckdb_bind_varchar(up.get(), 1, sync_id.c_str());
+      duckdb_bind_varchar(up.get(), 2, config_.schema.c_str());
+      duckdb_bind_varchar(up.get(), 3, k.topic_id.str().c_str());
+      duckdb_bind_int32(up.get(), 4, k.partition.value());
+      duck::Result r;
+      up.run(r, "taking a partition");
+      if (r.rows() > 0) {
+        c.epoch = Epoch(r.int64(0, 0));
+        if (!r.is_null(1, 0)) c.position = Offset(r.int64(1, 0));
+      } else {
+        duck::Prepared ins(
+            conn_.get(),
+            "INSERT INTO _krow.positions (sync_id, warehouse_schema, topic, topic_id, "
+            "kafka_partition, next_offset, epoch, updated_at) VALUES (?, ?, ?, ?, ?, "
+            "NULL, 1, now())");
+        duckdb_bind_varchar(ins.get(), 1, sync_id.c_str());
+        duckdb_bind_varchar(ins.get(), 2, config_.schema.c_str());
+        duckdb_bind_varchar(ins.get(), 3, k.topic.c_str());
+        duckdb_bind_varchar(ins.get(), 4, k.topic_id.str().c_str());
+        duckdb_bind_int32(ins.get(), 5, k.partition.value());
+        duck::Result done;
+        ins.run(done, "taking a partition");
+      }
+      out.push_back(std::move(c));
+    }
+  });
   return out;
 }
 
@@ -658,23 +716,28 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
 }
 
 void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMove& m) {
-  if (m.from) {
-    duck::Prepared up(
-        conn_.get(),
-        "UPDATE _krow.positions SET next_offset = ?, topic = ?, updated_at = now() WHERE sync_id = "
-        "? "
-        "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ? AND next_offset = ?");
-    duckdb_bind_int64(up.get(), 1, m.to.next.value());
-    duckdb_bind_varchar(up.get(), 2, m.to.topic.c_str());
-    duckdb_bind_varchar(up.get(), 3, sync_id.c_str());
-    duckdb_bind_varchar(up.get(), 4, config_.schema.c_str());
-    duckdb_bind_varchar(up.get(), 5, m.to.topic_id.str().c_str());
-    duckdb_bind_int32(up.get(), 6, m.to.partition.value());
+  // Compare-and-set on position and epoch (a row taken but never committed has no position);
+  // a partition never taken nor committed gets its row.
+  duck::Prepared up(conn_.get(),
+                    "UPDATE _krow.positions SET next_offset = ?, topic = ?, updated_at = now() "
+                    "WHERE sync_id = ? AND warehouse_schema = ? AND topic_id = ? AND "
+                    "kafka_partition = ? AND next_offset IS NOT DISTINCT FROM ? AND "
+                    "coalesce(epoch, 0) = ?");
+  duckdb_bind_int64(up.get(), 1, m.to.next.value());
+  duckdb_bind_varchar(up.get(), 2, m.to.topic.c_str());
+  duckdb_bind_varchar(up.get(), 3, sync_id.c_str());
+  duckdb_bind_varchar(up.get(), 4, config_.schema.c_str());
+  duckdb_bind_varchar(up.get(), 5, m.to.topic_id.str().c_str());
+  duckdb_bind_int32(up.get(), 6, m.to.partition.value());
+  if (m.from)
     duckdb_bind_int64(up.get(), 7, m.from->value());
-    duck::Result r;
-    up.run(r, "moving a position");
-    if (r.rows_changed() == 1) return;
-  } else {
+  else
+    duckdb_bind_null(up.get(), 7);
+  duckdb_bind_int64(up.get(), 8, m.epoch.value());
+  duck::Result r;
+  up.run(r, "moving a position");
+  if (r.rows_changed() == 1) return;
+  if (!m.from && m.epoch == Epoch(0)) {
     duck::Prepared ins(
         conn_.get(),
         "INSERT INTO _krow.positions (sync_id, topic, topic_id, kafka_partition, next_offset, "
@@ -692,10 +755,27 @@ void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMo
     duckdb_bind_varchar(ins.get(), 8, config_.schema.c_str());
     duckdb_bind_varchar(ins.get(), 9, m.to.topic_id.str().c_str());
     duckdb_bind_int32(ins.get(), 10, m.to.partition.value());
-    duck::Result r;
-    ins.run(r, "recording a position");
-    if (r.rows_changed() == 1) return;
+    duck::Result done;
+    ins.run(done, "recording a position");
+    if (done.rows_changed() == 1) return;
   }
+  // Which fence failed: an epoch says another worker took the partition.
+  duck::Prepared get(
+      conn_.get(),
+      "SELECT coalesce(epoch, 0), next_offset FROM _krow.positions WHERE sync_id = ? "
+      "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ?");
+  duckdb_bind_varchar(get.get(), 1, sync_id.c_str());
+  duckdb_bind_varchar(get.get(), 2, config_.schema.c_str());
+  duckdb_bind_varchar(get.get(), 3, m.to.topic_id.str().c_str());
+  duckdb_bind_int32(get.get(), 4, m.to.partition.value());
+  duck::Result stored;
+  get.run(stored, "reading a stored epoch");
+  std::vector<StoredFence> fences;
+  if (stored.rows() > 0)
+    fences.push_back(
+        {m.to.topic_id, m.to.partition, Epoch(stored.int64(0, 0)),
+         stored.is_null(1, 0) ? std::nullopt : std::optional<Offset>(Offset(stored.int64(1, 0)))});
+  if (auto e = epoch_conflict(sync_id, describe(), {m}, fences)) throw *e;
   throw Error(ErrorClass::conflict, "the stored position of " + m.to.topic + " partition " +
                                         std::to_string(m.to.partition.value()) +
                                         " is not the one this batch started from");

@@ -36,6 +36,8 @@ class DuckDBWarehouse : public Warehouse {
   std::vector<std::string> evolution_sql(
       const std::string& table, const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
+  std::vector<PartitionClaim> take(const std::string& sync_id,
+                                   const std::vector<PartitionKey>& partitions) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                     const TableSettings& settings, Creation creation) override;
@@ -64,6 +66,9 @@ class DuckDBWarehouse : public Warehouse {
   void create_state();
   // Files written before positions were keyed by warehouse schema get the column.
   void upgrade_state();
+  // Positions tables of krow versions before epochs get the epoch column, and next_offset
+  // may be NULL (a partition taken, never committed). In one transaction.
+  void upgrade_positions();
   // A table's rows as DuckDB data chunks of krow's column types; dropped once committed.
   struct TableChunks final : EncodedRows {
     std::vector<duck::DataChunk> chunks;

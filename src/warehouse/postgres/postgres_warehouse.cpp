@@ -15,6 +15,7 @@
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/column_types.hpp"
+#include "warehouse/fencing.hpp"
 #include "warehouse/postgres/postgres_copy.hpp"
 #include "warehouse/sql_text.hpp"
 
@@ -43,6 +44,16 @@ std::string array_literal(const std::vector<std::string>& items) {
 
 // What jsonb holds of JSON: no U+0000, surrogates only in pairs, and numeric's range.
 constexpr rows::JsonLimits kJsonbLimits{false, false, 131072, 16383};
+
+// A bigint[] literal whose elements may be NULL.
+std::string nullable_array_literal(const std::vector<std::optional<int64_t>>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back(',');
+    out += items[i] ? std::to_string(*items[i]) : std::string("NULL");
+  }
+  return out + "}";
+}
 
 std::string text(const pg::ResultPtr& r, int row, int col) {
   return PQgetisnull(r.get(), row, col) ? std::string() : std::string(PQgetvalue(r.get(), row, col));
@@ -348,6 +359,22 @@ void PostgresWarehouse::create_state() {
     if (!exists(std::string(kStateSchema) + "." + std::string(table->name)))
       conn_->exec(state_table_sql(*this, kStateSchema, *table, "now()"),
                   "creating krow's state tables");
+  upgrade_positions();
+}
+
+void PostgresWarehouse::upgrade_positions() {
+  // Asked first: ALTER TABLE needs the table's owner even when there is nothing to do.
+  const auto have = conn_->exec(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = "
+      "'positions' AND column_name = 'epoch'",
+      {kStateSchema}, "reading krow's state tables");
+  if (PQntuples(have.get()) > 0) return;
+  transaction("upgrading krow's positions table", [&] {
+    conn_->exec("ALTER TABLE _krow.positions ADD COLUMN IF NOT EXISTS epoch bigint",
+                "upgrading krow's positions table");
+    conn_->exec("ALTER TABLE _krow.positions ALTER COLUMN next_offset DROP NOT NULL",
+                "upgrading krow's positions table");
+  });
 }
 
 std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
@@ -355,13 +382,55 @@ std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
   if (!has_state_) return out;
   ensure_connected();
   const auto r = conn_->exec(
-      "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions WHERE sync_id = $1 AND "
-      "warehouse_schema = $2",
+      "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions WHERE sync_id = "
+      "$1 AND "
+      "warehouse_schema = $2 AND next_offset IS NOT NULL",
       {sync_id, config_.schema}, "reading positions");
   for (int i = 0; i < PQntuples(r.get()); ++i)
     out.push_back({text(r, i, 0), TopicId(text(r, i, 1)),
                    Partition(static_cast<int32_t>(pg::Connection::integer(r, i, 2, "a partition"))),
                    Offset(pg::Connection::integer(r, i, 3, "a position"))});
+  return out;
+}
+
+std::vector<PartitionClaim> PostgresWarehouse::take(const std::string& sync_id,
+                                                    const std::vector<PartitionKey>& partitions) {
+  std::vector<PartitionClaim> out;
+  if (partitions.empty()) return out;
+  std::vector<std::string> ids, parts, topics;
+  for (const auto& k : partitions) {
+    ids.push_back(k.topic_id.str());
+    parts.push_back(std::to_string(k.partition.value()));
+    topics.push_back(k.topic);
+  }
+  ensure_connected();
+  // One statement, so one transaction: each row is locked as it is inserted or bumped, and a
+  // concurrent take of the same row waits, then bumps what this one stored. Rows are taken
+  // in key order, so that two takes of overlapping sets cannot deadlock.
+  const auto r = conn_->exec(
+      "INSERT INTO _krow.positions AS p (sync_id, warehouse_schema, topic_id, kafka_partition, "
+      "topic, "
+      "next_offset, epoch) "
+      "SELECT $1, $2, m.topic_id, m.kafka_partition, m.topic, NULL, 1 FROM "
+      "unnest($3::text[], $4::integer[], $5::text[]) AS m(topic_id, kafka_partition, topic) "
+      "ORDER BY m.topic_id, m.kafka_partition "
+      "ON CONFLICT (sync_id, warehouse_schema, topic_id, kafka_partition) DO UPDATE SET "
+      "epoch = coalesce(p.epoch, 0) + 1 "
+      "RETURNING topic_id, kafka_partition, epoch, next_offset",
+      {sync_id, config_.schema, array_literal(ids), array_literal(parts), array_literal(topics)},
+      "taking partitions");
+  for (const auto& k : partitions) {
+    PartitionClaim c{k, Epoch(0), std::nullopt};
+    for (int i = 0; i < PQntuples(r.get()); ++i) {
+      if (text(r, i, 0) != k.topic_id.str() ||
+          pg::Connection::integer(r, i, 1, "a partition") != k.partition.value())
+        continue;
+      c.epoch = Epoch(pg::Connection::integer(r, i, 2, "an epoch"));
+      if (!PQgetisnull(r.get(), i, 3))
+        c.position = Offset(pg::Connection::integer(r, i, 3, "a position"));
+    }
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -462,15 +531,20 @@ void PostgresWarehouse::rollback() {
 }
 
 void PostgresWarehouse::move_positions(const std::string& sync_id, const std::vector<PositionMove>& moves) {
-  // All moves of a batch in two statements: compare-and-set the stored ones, insert the new.
-  std::vector<std::string> ids, parts, from, to, topics, new_ids, new_parts, new_to, new_topics;
+  // All moves of a batch in two statements: compare-and-set the stored rows (on position and
+  // epoch; a row taken but never committed has no position), insert the rows of partitions
+  // never taken nor committed. In READ COMMITTED, a row a concurrent take bumped is checked
+  // again after it commits: its new epoch fails the comparison.
+  std::vector<std::string> ids, parts, to, topics, epochs, new_ids, new_parts, new_to, new_topics;
+  std::vector<std::optional<int64_t>> from;
   for (const auto& m : moves) {
-    if (m.from) {
+    if (m.from || m.epoch != Epoch(0)) {
       ids.push_back(m.to.topic_id.str());
       parts.push_back(std::to_string(m.to.partition.value()));
-      from.push_back(std::to_string(m.from->value()));
+      from.push_back(m.from ? std::optional<int64_t>(m.from->value()) : std::nullopt);
       to.push_back(std::to_string(m.to.next.value()));
       topics.push_back(m.to.topic);
+      epochs.push_back(std::to_string(m.epoch.value()));
     } else {
       new_ids.push_back(m.to.topic_id.str());
       new_parts.push_back(std::to_string(m.to.partition.value()));
@@ -481,13 +555,18 @@ void PostgresWarehouse::move_positions(const std::string& sync_id, const std::ve
   int64_t moved = 0;
   if (!ids.empty()) {
     const auto r = conn_->exec(
-        "UPDATE _krow.positions AS p SET next_offset = m.next_offset, topic = m.topic, updated_at = now() "
-        "FROM unnest($3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[]) "
-        "AS m(topic_id, kafka_partition, from_offset, next_offset, topic) "
+        "UPDATE _krow.positions AS p SET next_offset = m.next_offset, topic = m.topic, updated_at "
+        "= now() "
+        "FROM unnest($3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[], "
+        "$8::bigint[]) "
+        "AS m(topic_id, kafka_partition, from_offset, next_offset, topic, epoch) "
         "WHERE p.sync_id = $1 AND p.warehouse_schema = $2 AND p.topic_id = m.topic_id "
-        "AND p.kafka_partition = m.kafka_partition AND p.next_offset = m.from_offset",
-        {sync_id, config_.schema, array_literal(ids), array_literal(parts), array_literal(from), array_literal(to),
-         array_literal(topics)},
+        "AND p.kafka_partition = m.kafka_partition AND p.next_offset IS NOT DISTINCT FROM "
+        "m.from_offset "
+        "AND coalesce(p.epoch, 0) = m.epoch",
+        {sync_id, config_.schema, array_literal(ids), array_literal(parts),
+         nullable_array_literal(from), array_literal(to), array_literal(topics),
+         array_literal(epochs)},
         "moving positions");
     moved += pg::Connection::affected(r);
   }
@@ -501,9 +580,24 @@ void PostgresWarehouse::move_positions(const std::string& sync_id, const std::ve
         "recording positions");
     moved += pg::Connection::affected(r);
   }
-  if (moved != static_cast<int64_t>(moves.size()))
-    throw Error(ErrorClass::conflict, "the stored positions of sync '" + sync_id + "' in " + describe() +
-                                          " are not the ones this batch started from");
+  if (moved == static_cast<int64_t>(moves.size())) return;
+  // Which fence failed: an epoch says another worker took a partition.
+  const auto r = conn_->exec(
+      "SELECT topic_id, kafka_partition, coalesce(epoch, 0), next_offset FROM _krow.positions "
+      "WHERE sync_id = $1 AND warehouse_schema = $2",
+      {sync_id, config_.schema}, "reading the stored epochs");
+  std::vector<StoredFence> stored;
+  for (int i = 0; i < PQntuples(r.get()); ++i)
+    stored.push_back(
+        {TopicId(text(r, i, 0)),
+         Partition(static_cast<int32_t>(pg::Connection::integer(r, i, 1, "a partition"))),
+         Epoch(pg::Connection::integer(r, i, 2, "an epoch")),
+         PQgetisnull(r.get(), i, 3)
+             ? std::nullopt
+             : std::optional<Offset>(Offset(pg::Connection::integer(r, i, 3, "a position")))});
+  if (auto e = epoch_conflict(sync_id, describe(), moves, stored)) throw *e;
+  throw Error(ErrorClass::conflict, "the stored positions of sync '" + sync_id + "' in " +
+                                        describe() + " are not the ones this batch started from");
 }
 
 void PostgresWarehouse::replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t index) {

@@ -38,6 +38,8 @@ class PostgresWarehouse : public Warehouse {
   std::vector<std::string> evolution_sql(const std::string& table,
                                          const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
+  std::vector<PartitionClaim> take(const std::string& sync_id,
+                                   const std::vector<PartitionKey>& partitions) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                     const TableSettings& settings, Creation creation) override;
@@ -71,6 +73,9 @@ class PostgresWarehouse : public Warehouse {
   // The session holding the sync lock `key`; nullopt when none holds it (any more).
   std::optional<LockHolder> lock_holder(const std::string& key);
   void create_state();
+  // Positions tables of krow versions before epochs get the epoch column, and next_offset
+  // may be NULL (a partition taken, never committed). Idempotent; in one transaction.
+  void upgrade_positions();
   // Records the bindings of a table's typed columns (in create_table's or, for a table it
   // creates, publish's transaction).
   void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
