@@ -18,7 +18,7 @@ void Session::assign(std::vector<Assignment> partitions) {
   std::vector<ReadStart> reads;
   for (auto& a : partitions) {
     // The committer first: a message of the partition may be handed over at the next poll.
-    committer_.expect(a.read.start.topic_id, a.read.start.partition, a.stored, a.floor);
+    committer_.expect(a.read.start.topic_id, a.read.start.partition, a.stored, a.floor, a.epoch);
     if (end_ == End::never) a.read.boundary.reset();
     reads.push_back(std::move(a.read));
   }

@@ -51,11 +51,13 @@ class Session : PartitionReader::Handler {
   };
 
   // A partition given to the session: where to read, and what the committer must know of it
-  // (Committer::expect: the stored position, and the floor no position is stored below).
+  // (Committer::expect: the stored position, the floor no position is stored below, and the
+  // epoch the partition was taken at, which its commits are fenced on).
   struct Assignment {
     ReadStart read;
     std::optional<Offset> stored;
     Offset floor;
+    Epoch epoch;
   };
 
   // `batch` is the batch to fill, with `slots[t]` the slot of table t; the session hands it

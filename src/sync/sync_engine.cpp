@@ -62,7 +62,8 @@ class SyncRun : Session::Listener {
  private:
   // Connects, checks the cluster, plans, and makes the tables ready (sync/table_preparation).
   void prepare(kafka::Client& client);
-  // What each selected partition reads in this run, and from where.
+  // What each selected partition reads in this run, and from where; takes them all
+  // (StateStore::take), so that every commit is fenced on this run's epochs.
   std::vector<Session::Assignment> assignments();
   void read_all(kafka::Client& admin, Progress& progress);
   void on_row(size_t table, const kafka::Message& m, const Row& row) override;
@@ -259,14 +260,36 @@ std::vector<Session::Assignment> SyncRun::assignments() {
         r.moved = p.stored != p.start;
       }
       // Positions never move back, except down to the end of a log truncated below them.
-      out.push_back(
-          {std::move(r), p.stored, p.truncated() ? p.boundary : p.stored.value_or(Offset(0))});
+      out.push_back({std::move(r), p.stored,
+                     p.truncated() ? p.boundary : p.stored.value_or(Offset(0)), Epoch(0)});
     }
+  }
+  // Every partition at once, in one transaction: from now on, a process of this sync that
+  // took them before (one paused while this one took over its lock) writes nothing more.
+  std::vector<PartitionKey> keys;
+  for (const auto& a : out)
+    keys.push_back({a.read.start.topic, a.read.start.topic_id, a.read.start.partition});
+  const auto claims = warehouse_->take(manifest_.name, keys);
+  for (size_t i = 0; i < out.size() && i < claims.size(); ++i) {
+    auto& a = out[i];
+    // The plan read the positions under this sync's lock: a position that moved since was
+    // moved by something that does not take the lock.
+    if (claims[i].position != a.stored)
+      throw Error(
+          ErrorClass::fatal_run,
+          "the position of " + a.read.start.topic + " partition " +
+              std::to_string(a.read.start.partition.value()) + " in " + warehouse_->describe() +
+              " moved between planning and taking it (another krow with the same sync ID and "
+              "warehouse schema, or a manual change); nothing was written. Make sure one sync "
+              "at a time writes them, then run the sync again");
+    a.epoch = claims[i].epoch;
   }
   return out;
 }
 
 void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
+  // Taken before the committer starts: from then on, only its thread uses the warehouse.
+  auto assigned = assignments();
   // The committer's spare batch has the same table slots as the one being filled.
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
@@ -301,7 +324,7 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_,
                   Session::End::at_boundaries, options_.verbose,
                   std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
-  session.assign(assignments());
+  session.assign(std::move(assigned));
   while (!(options_.stop && options_.stop->load()) && session.poll()) {
     size_t topics_done = 0;
     for (size_t i = 0; i < tables_.size(); ++i) topics_done += session.active_in(i) == 0;
