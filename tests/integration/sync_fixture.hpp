@@ -111,6 +111,14 @@ class SyncTest : public ::testing::Test {
     return traits().hold_sync_lock(warehouse_, sync_id);
   }
 
+  // Takes the lock of sync `sync_id` away from krow process `pid`, alive but stopped; false
+  // where the engine cannot (EngineTraits::break_sync_lock).
+  bool break_sync_lock(const std::string& sync_id, pid_t pid) const {
+    if (!traits().break_sync_lock) return false;
+    traits().break_sync_lock(warehouse_, sync_id, static_cast<int>(pid));
+    return true;
+  }
+
   // Table name of a topic as krow maps it (lower case, [a-z0-9_]).
   static std::string table_of(const std::string& topic);
 
