@@ -89,13 +89,16 @@ class SyncCommand final : public Command {
     options.progress = !quiet_;
     options.verbose = verbose_;
     if (follow_) {
-      if (const auto why = continuous_refusal(manifest); !why.empty()) throw Error(ErrorClass::config, why);
+      if (const auto why = continuous_refusal(manifest); !why.empty())
+        throw Error(ErrorClass::config, why);
       options.follow = true;
       options.progress = false;  // a line per run record instead
       options.record_interval = interval("--record-interval", record_interval_);
       options.refresh_interval = interval("--refresh-interval", refresh_interval_);
     } else if (record_interval_ != kRecordInterval || refresh_interval_ != kRefreshInterval) {
-      throw Error(ErrorClass::config, "--record-interval and --refresh-interval apply to a continuous sync: add --follow");
+      throw Error(
+          ErrorClass::config,
+          "--record-interval and --refresh-interval apply to a continuous sync: add --follow");
     }
     return run_and_print(manifest, options);
   }
@@ -108,7 +111,9 @@ class SyncCommand final : public Command {
     const auto ms = parse_duration_ms(text);
     if (!ms || *ms < 1000)
       throw Error(ErrorClass::config,
-                  std::string(flag) + " must be a duration of at least 1s such as 30s, 5m or 1h, not '" + text + "'");
+                  std::string(flag) +
+                      " must be a duration of at least 1s such as 30s, 5m or 1h, not '" + text +
+                      "'");
     return std::chrono::milliseconds(*ms);
   }
 

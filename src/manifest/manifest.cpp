@@ -153,7 +153,8 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
       const auto text = r.text(v, "max_wait");
       const auto ms = parse_duration_ms(text);
       if (!ms || *ms < 10 || *ms > 3'600'000)
-        r.fail(v, "max_wait must be a duration from 10ms to 1h such as 500ms, 2s or 1m, not '" + text + "'");
+        r.fail(v, "max_wait must be a duration from 10ms to 1h such as 500ms, 2s or 1m, not '" +
+                      text + "'");
       m.batch.max_wait_ms = *ms;
     }
   }

@@ -46,7 +46,11 @@ std::string RunRecorder::record(StateStore* warehouse, const SyncResult& result,
                                 const std::vector<TableTally>& tables, int registry_requests,
                                 const FollowStretch* follow) const {
   const auto finished = now_ms();
-  const RunRecord run{run_id_, manifest_.name, started_ms_, finished, status_name(result.status),
+  const RunRecord run{run_id_,
+                      manifest_.name,
+                      started_ms_,
+                      finished,
+                      status_name(result.status),
                       json(result, finished, plan, tables, registry_requests, follow)};
   if (warehouse) store(*warehouse, run);
   return write_artifacts(run);

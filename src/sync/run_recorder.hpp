@@ -43,7 +43,7 @@ struct FollowStretch {
   int sequence = 1;            // 1, 2, ... within the process
   bool final = false;          // the process's last record
   std::string reason;          // why the record was written: interval, restart (and why), exit
-  bool plan_gaps = true;       // the first stretch after planning: it records the gaps the plan found
+  bool plan_gaps = true;  // the first stretch after planning: it records the gaps the plan found
   // Committed positions at the stretch's start and end, by topic ID and partition.
   std::map<std::pair<TopicId, Partition>, Offset> from, to;
 };
@@ -70,8 +70,9 @@ class RunRecorder {
   void begin_stretch();
 
  private:
-  std::string json(const SyncResult& r, int64_t finished, const Plan* plan, const std::vector<TableTally>& tables,
-                   int registry_requests, const FollowStretch* follow) const;
+  std::string json(const SyncResult& r, int64_t finished, const Plan* plan,
+                   const std::vector<TableTally>& tables, int registry_requests,
+                   const FollowStretch* follow) const;
   void store(StateStore& warehouse, const RunRecord& run) const;
   // The path of the summary file written, or "".
   std::string write_artifacts(const RunRecord& run) const;

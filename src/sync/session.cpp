@@ -1,5 +1,7 @@
 #include "sync/session.hpp"
 
+#include <thread>
+
 namespace krow {
 
 Session::Session(const SourceConfig& source, const BatchConfig& limits, RowBuilder& rows,
@@ -43,11 +45,17 @@ void Session::lose(const std::vector<TopicPartition>& partitions) {
 
 bool Session::poll() {
   if (end_ == End::at_boundaries && reader_.active() == 0) return false;
-  reader_.poll(*this);
+  // Nothing to read (no partition selected yet): wait as a poll would, instead of spinning.
+  if (reader_.active() == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  else
+    reader_.poll(*this);
   if (end_ == End::never) {
     // Rows dropped since (a lost partition) may have emptied the batch: nothing is due then.
-    if (batch_->row_count() == 0) clock_.reset();
-    else if (clock_.due(std::chrono::steady_clock::now())) submit();
+    if (batch_->row_count() == 0)
+      clock_.reset();
+    else if (clock_.due(std::chrono::steady_clock::now()))
+      submit();
     return true;
   }
   return reader_.active() > 0;

@@ -40,7 +40,8 @@ const char* status_name(SyncStatus s) {
     case SyncStatus::failed: return "failed";
     case SyncStatus::interrupted: return "interrupted";
     case SyncStatus::gate_failed: return "gate_failed";
-    case SyncStatus::running: return "running";
+    case SyncStatus::running:
+      return "running";
   }
   return "unknown";
 }
@@ -408,10 +409,12 @@ void SyncRun::follow(kafka::Client& client) {
     }
   }
   if (!failed) {
-    const bool any_stopped = std::any_of(tables_.begin(), tables_.end(), [](const TableTally& t) { return !t.error.empty(); });
+    const bool any_stopped = std::any_of(tables_.begin(), tables_.end(),
+                                         [](const TableTally& t) { return !t.error.empty(); });
     result_.status = any_stopped ? SyncStatus::partial : SyncStatus::success;
   }
-  result_.retriable = false;  // what could pass was retried; what ended the run will not pass by itself
+  result_.retriable =
+      false;  // what could pass was retried; what ended the run will not pass by itself
   record_stretch("exit", true);
   // The result counts the whole process; its errors are those of the last stretch (each
   // stretch's were printed as it was recorded).
@@ -428,8 +431,8 @@ void SyncRun::follow(kafka::Client& client) {
 std::string SyncRun::read_on(kafka::Client& admin) {
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
-  lag_group_ = std::make_unique<kafka::LagGroup>(admin, "krow-" + manifest_.name,
-                                                 std::chrono::seconds(manifest_.source.retry_timeout_s));
+  lag_group_ = std::make_unique<kafka::LagGroup>(
+      admin, "krow-" + manifest_.name, std::chrono::seconds(manifest_.source.retry_timeout_s));
   committer_ = std::make_unique<Committer>(
       *warehouse_, *warehouse_, manifest_.name, Warehouse::WriteMode::append, /*staged=*/false,
       std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
@@ -442,13 +445,15 @@ std::string SyncRun::read_on(kafka::Client& admin) {
       run.committer_.reset();
       run.collected_ = {};
       run.lag_group_->finish();
-      if (run.result_.lag_reporting_off.empty()) run.result_.lag_reporting_off = run.lag_group_->reason();
+      if (run.result_.lag_reporting_off.empty())
+        run.result_.lag_reporting_off = run.lag_group_->reason();
       run.lag_group_.reset();
     }
   } end{*this};
 
-  Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_, Session::End::never,
-                  options_.verbose, std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
+  Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_,
+                  Session::End::never, options_.verbose,
+                  std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
   session.assign(assignments());
   const auto planned = planned_topology();
   const std::chrono::milliseconds max_wait(manifest_.batch.max_wait_ms);
@@ -481,7 +486,8 @@ std::string SyncRun::read_on(kafka::Client& admin) {
           return "as topics or partitions were added";
         }
       } catch (const Error& e) {
-        if (options_.verbose) std::fprintf(stderr, "krow: note: looking for new topics failed: %s\n", e.what());
+        if (options_.verbose)
+          std::fprintf(stderr, "krow: note: looking for new topics failed: %s\n", e.what());
       }
     }
     // Caught up and quiet for max_wait: the last batch has landed, and the warehouse may let
@@ -508,7 +514,8 @@ void SyncRun::replan(kafka::Client& client) {
 
 void SyncRun::collect() {
   if (!committer_) return;
-  const Counts now{committer_->committed_rows(), committer_->committed_batches(), committer_->retries()};
+  const Counts now{committer_->committed_rows(), committer_->committed_batches(),
+                   committer_->retries()};
   stretch_.rows += now.rows - collected_.rows;
   stretch_.batches += now.batches - collected_.batches;
   stretch_.retries += now.retries - collected_.retries;
@@ -535,7 +542,8 @@ void SyncRun::record_stretch(const std::string& reason, bool final) {
   follow_.final = final;
   follow_.to.clear();
   try {
-    for (const auto& p : warehouse_->positions(manifest_.name)) follow_.to[{p.topic_id, p.partition}] = p.next;
+    for (const auto& p : warehouse_->positions(manifest_.name))
+      follow_.to[{p.topic_id, p.partition}] = p.next;
   } catch (const std::exception& e) {
     // The warehouse is away (the stretch ends because of it): the record says where the
     // stretch began only.
@@ -543,9 +551,10 @@ void SyncRun::record_stretch(const std::string& reason, bool final) {
   }
   r.artifact = recorder_.record(warehouse_.get(), r, tables_.empty() ? nullptr : &plan_, tables_,
                                 schemas_ ? schemas_->registry_requests() : 0, &follow_);
-  std::printf("follow '%s' %s: %s messages read, %s rows published in %s batches, run %s\n", manifest_.name.c_str(),
-              reason.c_str(), with_thousands(r.messages).c_str(), with_thousands(r.rows_published).c_str(),
-              with_thousands(r.batches).c_str(), r.run_id.c_str());
+  std::printf("follow '%s' %s: %s messages read, %s rows published in %s batches, run %s\n",
+              manifest_.name.c_str(), reason.c_str(), with_thousands(r.messages).c_str(),
+              with_thousands(r.rows_published).c_str(), with_thousands(r.batches).c_str(),
+              r.run_id.c_str());
   std::fflush(stdout);
   if (!final)
     for (const auto& e : r.errors) std::fprintf(stderr, "krow: error: %s\n", e.c_str());
@@ -573,7 +582,8 @@ void SyncRun::record_stretch(const std::string& reason, bool final) {
 Topology SyncRun::planned_topology() const {
   Topology out;
   for (const auto& t : plan_.topics)
-    if (t.error.empty() && !t.topic_id.empty()) out[t.topic] = TopicShape{t.topic_id, t.partitions.size()};
+    if (t.error.empty() && !t.topic_id.empty())
+      out[t.topic] = TopicShape{t.topic_id, t.partitions.size()};
   return out;
 }
 

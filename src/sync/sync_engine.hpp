@@ -32,13 +32,14 @@ struct SyncOptions {
   // checked continuous_refusal() (sync/continuous.hpp). Failures that may pass are retried
   // with backoff for as long as they last; a definitive one ends the run.
   bool follow = false;
-  std::chrono::milliseconds record_interval{std::chrono::minutes(5)};   // a run record this often
-  std::chrono::milliseconds refresh_interval{std::chrono::seconds(30)};  // look for new topics and partitions
+  std::chrono::milliseconds record_interval{std::chrono::minutes(5)};  // a run record this often
+  std::chrono::milliseconds refresh_interval{
+      std::chrono::seconds(30)};  // look for new topics and partitions
 };
 
 enum class SyncStatus {
   success,
-  partial,      // some tables stopped; the others were synced
+  partial,  // some tables stopped; the others were synced
   failed,
   interrupted,
   gate_failed,  // a quality gate of severity error failed (exit code 4)

@@ -12,10 +12,9 @@
 // duplicated / lost — and appends it to $KROW_CHAOS_REPORT when set.
 
 #include <signal.h>
+#include <simdjson.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <simdjson.h>
 
 #include <atomic>
 #include <chrono>
@@ -422,17 +421,20 @@ TEST_F(Chaos, ContinuousSyncKilledAndRestartedDuringSteadyProduction) {
   const int kills = scaled(5, 30);
   const auto json = make_topic("chaos-follow-json", 4), tx = make_topic("chaos-follow-tx", 2);
   const std::vector<Topic> topics{{json, false}, {tx, false}};
-  const auto manifest = write_manifest({json, tx}, "batch:\n  max_messages: 2000\n  max_wait: 300ms\n");
+  const auto manifest =
+      write_manifest({json, tx}, "batch:\n  max_messages: 2000\n  max_wait: 300ms\n");
   std::atomic<bool> producing{true};
   std::thread producer([&] {
     Producer p(bootstrap_, {}, {{"linger.ms", "5"}});
     Producer t(bootstrap_, unique_name("chaos-follow-txid"), {{"linger.ms", "5"}});
     for (int i = 0; producing.load(); ++i) {
       for (int k = 0; k < 200; ++k)
-        p.send(json, Record{"k" + std::to_string(k), "{\"n\": " + std::to_string(i * 200 + k) + "}"});
+        p.send(json,
+               Record{"k" + std::to_string(k), "{\"n\": " + std::to_string(i * 200 + k) + "}"});
       p.flush();
       t.begin();
-      for (int k = 0; k < 20; ++k) t.send(tx, Record{std::nullopt, "{\"tx\": " + std::to_string(i * 20 + k) + "}"});
+      for (int k = 0; k < 20; ++k)
+        t.send(tx, Record{std::nullopt, "{\"tx\": " + std::to_string(i * 20 + k) + "}"});
       t.commit();
       if (i % 5 == 0) {
         t.begin();
@@ -462,7 +464,9 @@ TEST_F(Chaos, ContinuousSyncKilledAndRestartedDuringSteadyProduction) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < deadline) {
     try {
-      if (static_cast<size_t>(probe().count(table_of(json)) + probe().count(table_of(tx))) >= expected) break;
+      if (static_cast<size_t>(probe().count(table_of(json)) + probe().count(table_of(tx))) >=
+          expected)
+        break;
     } catch (const std::exception&) {  // the DuckDB file is the sync's while it writes
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));

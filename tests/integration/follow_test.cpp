@@ -57,7 +57,8 @@ class Follow : public EngineTest {
     return probe().has_table(table) ? probe().count(table) : 0;
   }
 
-  void produce(const std::string& topic, int from, int count, int32_t partition = RD_KAFKA_PARTITION_UA) {
+  void produce(const std::string& topic, int from, int count,
+               int32_t partition = RD_KAFKA_PARTITION_UA) {
     Producer p(bootstrap_);
     for (int i = from; i < from + count; ++i) {
       Record r{"k" + std::to_string(i), "{\"n\": " + std::to_string(i) + "}"};
@@ -119,7 +120,8 @@ TEST_P(Follow, AQuietTopicsFewMessagesLandWithinMaxWait) {
   const auto t0 = std::chrono::steady_clock::now();
   produce(topic, 1, 3);
   ASSERT_TRUE(eventually([&] { return rows_in(topic) == 4; }, seconds(30))) << said();
-  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+  const auto took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   // max_wait (1 s) + the commit + the probe's polling; generous for the BigQuery emulator.
   EXPECT_LT(took.count(), 8000) << "the quiet topic's messages took " << took.count() << " ms";
   EXPECT_EQ(stop_follow(), 0) << said();
@@ -146,8 +148,8 @@ TEST_P(Follow, NewPartitionsAndNewTopicsOfTheSelectionArePickedUp) {
   delete_after_test(b);
   produce(a, 0, 10);
   const auto path = dir() / "grow.yaml";
-  std::ofstream(path) << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_ << "\ntopics:\n  prefixes:\n    - \""
-                      << base << ".\"\n"
+  std::ofstream(path) << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_
+                      << "\ntopics:\n  prefixes:\n    - \"" << base << ".\"\n"
                       << warehouse_yaml() << "batch:\n  max_wait: 500ms\n";
   start_follow(path.string(), {"--refresh-interval", "1s"});
   ASSERT_TRUE(eventually([&] { return rows_in(a) == 10; }, seconds(60))) << said();
@@ -155,7 +157,8 @@ TEST_P(Follow, NewPartitionsAndNewTopicsOfTheSelectionArePickedUp) {
   admin_.add_partitions(a, 3);
   produce(a, 10, 5, 2);  // into the new partition 2
   produce(a, 15, 5, 0);
-  EXPECT_TRUE(eventually([&] { return rows_in(a) == 20; }, seconds(30))) << "new partition: " << said();
+  EXPECT_TRUE(eventually([&] { return rows_in(a) == 20; }, seconds(30)))
+      << "new partition: " << said();
 
   admin_.create_topic(b, 2);
   admin_.wait_for_topic(b, 2);
@@ -166,7 +169,8 @@ TEST_P(Follow, NewPartitionsAndNewTopicsOfTheSelectionArePickedUp) {
   // Both tables against an independent consumer (positions: 20 offsets of a, 30 of b).
   for (const auto& [topic, total] : {std::pair{a, 20}, std::pair{b, 30}}) {
     EXPECT_EQ(probe().distinct_ids(table_of(topic)), total) << topic;
-    EXPECT_EQ(differences(probe().rows(table_of(topic)), consume_all(bootstrap_, topic)), 0u) << topic;
+    EXPECT_EQ(differences(probe().rows(table_of(topic)), consume_all(bootstrap_, topic)), 0u)
+        << topic;
   }
   EXPECT_EQ(probe().positions_sum(), 50);
 }
@@ -220,7 +224,8 @@ TEST_P(Follow, LeavesARunRecordPerIntervalAndOneAtExit) {
   }
   EXPECT_EQ(finals, 1);
   EXPECT_EQ(rows, produced) << "the records' rows_published add up to every row";
-  EXPECT_EQ(static_cast<int64_t>(sequences.size()), *sequences.rbegin()) << "sequences 1..n, each once";
+  EXPECT_EQ(static_cast<int64_t>(sequences.size()), *sequences.rbegin())
+      << "sequences 1..n, each once";
   expect_every_message_once(topic, produced);
 
   // `krow runs` lists them.
@@ -239,15 +244,17 @@ class FollowRefusals : public SyncTest {};
 TEST_F(FollowRefusals, BoundsGatesStagedPublishAndFullRefreshAreRefusedWithTheReason) {
   const auto topic = make_topic("follow-refused", 1);
   struct Case {
-    std::string extra;                // manifest YAML
-    std::vector<std::string> flags;   // sync flags
+    std::string extra;               // manifest YAML
+    std::vector<std::string> flags;  // sync flags
     std::string says;
   };
   const std::vector<Case> cases{
       {"", {"--max-messages", "5"}, "bounds"},
       {"bounds:\n  until_offset: 10\n", {}, "bounds"},
       {"quality:\n  publish: staged\n", {}, "publish: staged"},
-      {"quality:\n  gates:\n    - id: some\n      type: min_rows\n      min: 1\n", {}, "quality gates"},
+      {"quality:\n  gates:\n    - id: some\n      type: min_rows\n      min: 1\n",
+       {},
+       "quality gates"},
       {"tables:\n  \"*\": {strategy: full_refresh}\n", {}, "full_refresh"},
   };
   for (const auto& c : cases) {

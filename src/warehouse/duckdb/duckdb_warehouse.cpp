@@ -442,8 +442,7 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
   std::vector<TableMapping> out;
   if (!has_state_) return out;
   duck::Prepared p(
-      conn(),
-      "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
+      conn(), "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
   duckdb_bind_varchar(p.get(), 1, config_.schema.c_str());
   duck::Result r;
   p.run(r, "reading table names");

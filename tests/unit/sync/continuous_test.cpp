@@ -28,13 +28,16 @@ TEST(BatchClock, DueMaxWaitAfterTheBatchsFirstMessageOnly) {
 }
 
 TEST(Topology, GrowsWithANewTopicARecreatedTopicOrMorePartitionsOnly) {
-  const TopicId a("AAAAAAAAAAAAAAAAAAAAAA"), b("BBBBBBBBBBBBBBBBBBBBBB"), c("CCCCCCCCCCCCCCCCCCCCCC");
+  const TopicId a("AAAAAAAAAAAAAAAAAAAAAA"), b("BBBBBBBBBBBBBBBBBBBBBB"),
+      c("CCCCCCCCCCCCCCCCCCCCCC");
   const Topology before{{"orders", {a, 2}}, {"users", {b, 1}}};
   EXPECT_FALSE(topology_grew(before, before));
   EXPECT_FALSE(topology_grew(before, {{"orders", {a, 2}}})) << "a topic gone is not growth";
   EXPECT_TRUE(topology_grew(before, {{"orders", {a, 3}}, {"users", {b, 1}}})) << "a new partition";
-  EXPECT_TRUE(topology_grew(before, {{"orders", {c, 2}}, {"users", {b, 1}}})) << "recreated under its name";
-  EXPECT_TRUE(topology_grew(before, {{"orders", {a, 2}}, {"users", {b, 1}}, {"payments", {c, 1}}})) << "a new topic";
+  EXPECT_TRUE(topology_grew(before, {{"orders", {c, 2}}, {"users", {b, 1}}}))
+      << "recreated under its name";
+  EXPECT_TRUE(topology_grew(before, {{"orders", {a, 2}}, {"users", {b, 1}}, {"payments", {c, 1}}}))
+      << "a new topic";
   EXPECT_TRUE(topology_grew({}, {{"payments", {c, 1}}}));
 }
 
@@ -58,7 +61,8 @@ TEST(ContinuousRefusal, RefusesBoundsStagedPublishGatesAndFullRefreshSayingWhy) 
 
   auto started_late = continuous_manifest();
   started_late.bounds.start_from.kind = StartFrom::Kind::latest;
-  EXPECT_EQ(continuous_refusal(started_late), "") << "start_from is where reading starts, not a bound";
+  EXPECT_EQ(continuous_refusal(started_late), "")
+      << "start_from is where reading starts, not a bound";
 
   auto bounded = continuous_manifest();
   bounded.bounds.until_offset = Offset(10);
