@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The long form of the fault-injection suite (tests/chaos): kill -9 fifty times during one
 # sync of over a million messages (JSON, Avro through the registry, transactional) and ten
-# times during a full resync, two syncs of one sync ID started together twenty times, the
+# times during a full resync, thirty times a continuous sync (--follow) during steady
+# production, restarted at once each time, two syncs of one sync ID started together twenty times, the
 # warehouse file hitting a size limit mid-batch, the registry's front stopped longer than one
 # retry, records deleted under a running sync (five rounds), the broker stopped and started
 # ten times during one sync. Starts the services it needs (and stops those it started), then prints

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <exception>
 #include <future>
+#include <map>
 #include <optional>
+#include <thread>
 
 #include "engines/engines.hpp"
 #include "kafka/client.hpp"
@@ -18,6 +20,7 @@
 #include "registry/decoder_cache.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/committer.hpp"
+#include "sync/continuous.hpp"
 #include "sync/partition_reader.hpp"
 #include "sync/progress.hpp"
 #include "sync/row_builder.hpp"
@@ -26,6 +29,7 @@
 #include "sync/table_preparation.hpp"
 #include "util/error.hpp"
 #include "util/fault_injection.hpp"
+#include "util/text.hpp"
 
 namespace krow {
 
@@ -36,6 +40,8 @@ const char* status_name(SyncStatus s) {
     case SyncStatus::failed: return "failed";
     case SyncStatus::interrupted: return "interrupted";
     case SyncStatus::gate_failed: return "gate_failed";
+    case SyncStatus::running:
+      return "running";
   }
   return "unknown";
 }
@@ -86,6 +92,27 @@ class SyncRun : Session::Listener {
   void check_only_tables() const;
   void record();
 
+  // Continuous (options.follow): reads on, stretch after stretch, until stopped or a failure
+  // that will not pass by itself.
+  void follow(kafka::Client& client);
+  // One stretch of reading: from the plan's positions until stopped (returns "") or until the
+  // selected topics grew (returns why). Records every record_interval. Throws as a session
+  // and its committer do.
+  std::string read_on(kafka::Client& admin);
+  // Plans and prepares the tables again (new topics and partitions join, positions are read
+  // from the warehouse).
+  void replan(kafka::Client& client);
+  // Records the stretch since the previous record (the committer drained, or gone) and starts
+  // the next one.
+  void record_stretch(const std::string& reason, bool final);
+  // The committer's counts since the last call into the stretch.
+  void collect();
+  // The readable topics of the plan, as the cluster described them then.
+  Topology planned_topology() const;
+  // Waits `d` unless stopped first; false when stopped.
+  bool wait_unless_stopped(std::chrono::milliseconds d) const;
+  bool stopping() const { return options_.stop && options_.stop->load(); }
+
   const Manifest& manifest_;
   SyncOptions options_;
   std::unique_ptr<Warehouse> warehouse_;
@@ -102,6 +129,14 @@ class SyncRun : Session::Listener {
   bool gate_blocked_ = false;
   bool staged_ = false;
   std::vector<std::string> staged_tables_;  // staged: the tables with a staging table (those not stopped before reading)
+  // Continuous: the stretch being counted, the committer's counts already collected, and the
+  // whole process's counts (the result's at the end).
+  struct Counts {
+    int64_t rows = 0, batches = 0, retries = 0;
+  };
+  Counts stretch_, collected_;
+  SyncResult totals_;
+  FollowStretch follow_;
 };
 
 SyncResult SyncRun::run() {
@@ -134,6 +169,12 @@ SyncResult SyncRun::run() {
     result_.invalid_config = error && error->error_class() == ErrorClass::config;
     result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     record();
+    return result_;
+  }
+
+  if (options_.follow) {
+    follow(client);
+    result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result_;
   }
 
@@ -254,7 +295,8 @@ std::vector<Session::Assignment> SyncRun::assignments() {
         r.read = resyncs(t) && p.boundary > p.earliest;
         r.moved = p.truncated();
       } else {
-        r.read = p.to_read() > 0;
+        // A continuous sync reads every partition: an empty one is owed what arrives.
+        r.read = options_.follow || p.to_read() > 0;
         // A stored position behind the log start moves up to it now, one beyond the log's
         // end down to it (either gap is recorded).
         r.moved = p.stored != p.start;
@@ -337,6 +379,242 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   if (!(options_.stop && options_.stop->load())) check_gates_and_publish();
   else if (staged()) committer_->discard(staged_tables_);  // interrupted: the next run starts over
   result_.phases.gates_publish_ms = ms_since(gates_start);
+}
+
+void SyncRun::follow(kafka::Client& client) {
+  follow_.process_run_id = result_.run_id;
+  for (const auto& t : plan_.topics)
+    for (const auto& p : t.partitions) follow_.from[{t.topic_id, p.partition}] = p.start;
+  int failures = 0;  // in a row: the backoff grows with them
+  bool failed = false;
+  auto fail = [&](const std::string& error) {
+    result_.status = SyncStatus::failed;
+    result_.errors.push_back(error);
+    failed = true;
+  };
+  while (!failed && !stopping()) {
+    std::string why;
+    try {
+      why = read_on(client);
+      failures = 0;
+    } catch (const Error& e) {
+      if (e.error_class() != ErrorClass::transient) {
+        fail(e.what());
+        break;
+      }
+      // An outage outlasting the retries of the moment: whatever was committed stays, and
+      // reading starts again from there once the backoff has passed.
+      result_.errors.push_back(e.what());
+      why = "after a failure that may pass by itself";
+      ++failures;
+    } catch (const std::exception& e) {
+      fail(std::string("unexpected error: ") + e.what());
+      break;
+    }
+    if (stopping()) break;
+    record_stretch("restart " + why, false);
+    for (;;) {
+      if (failures > 0 && !wait_unless_stopped(retry_backoff(failures))) break;
+      try {
+        replan(client);
+        break;
+      } catch (const Error& e) {
+        if (e.error_class() != ErrorClass::transient) {
+          fail(e.what());
+          break;
+        }
+        result_.errors.push_back(e.what());
+        ++failures;
+      } catch (const std::exception& e) {
+        fail(std::string("unexpected error: ") + e.what());
+        break;
+      }
+    }
+  }
+  if (!failed) {
+    const bool any_stopped = std::any_of(tables_.begin(), tables_.end(),
+                                         [](const TableTally& t) { return !t.error.empty(); });
+    result_.status = any_stopped ? SyncStatus::partial : SyncStatus::success;
+  }
+  result_.retriable =
+      false;  // what could pass was retried; what ended the run will not pass by itself
+  record_stretch("exit", true);
+  // The result counts the whole process; its errors are those of the last stretch (each
+  // stretch's were printed as it was recorded).
+  result_.run_id = follow_.process_run_id;
+  result_.messages = totals_.messages;
+  result_.rows_published = totals_.rows_published;
+  result_.bytes = totals_.bytes;
+  result_.batches = totals_.batches;
+  result_.decode_errors = totals_.decode_errors;
+  result_.warehouse_retries = totals_.warehouse_retries;
+  result_.published = result_.rows_published > 0;
+}
+
+std::string SyncRun::read_on(kafka::Client& admin) {
+  auto spare = std::make_unique<RowBatch>();
+  for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
+  lag_group_ = std::make_unique<kafka::LagGroup>(
+      admin, "krow-" + manifest_.name, std::chrono::seconds(manifest_.source.retry_timeout_s));
+  committer_ = std::make_unique<Committer>(
+      *warehouse_, *warehouse_, manifest_.name, Warehouse::WriteMode::append, /*staged=*/false,
+      std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
+      [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
+  struct End {  // whatever happens, the committer stops first, and its counts are kept
+    SyncRun& run;
+    ~End() {
+      run.committer_->stop();
+      run.collect();
+      run.committer_.reset();
+      run.collected_ = {};
+      run.lag_group_->finish();
+      if (run.result_.lag_reporting_off.empty())
+        run.result_.lag_reporting_off = run.lag_group_->reason();
+      run.lag_group_.reset();
+    }
+  } end{*this};
+
+  Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_,
+                  Session::End::never, options_.verbose,
+                  std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
+  session.assign(assignments());
+  const auto planned = planned_topology();
+  const std::chrono::milliseconds max_wait(manifest_.batch.max_wait_ms);
+  auto next_record = std::chrono::steady_clock::now() + options_.record_interval;
+  auto next_refresh = std::chrono::steady_clock::now() + options_.refresh_interval;
+  auto seen_submit = session.last_submit();
+  bool idle = false;
+  while (!stopping()) {
+    session.poll();  // waits ~100 ms for messages: no busy loop while nothing arrives
+    const auto now = std::chrono::steady_clock::now();
+    if (session.last_submit() != seen_submit) {
+      seen_submit = session.last_submit();
+      idle = false;
+    }
+    if (now >= next_record) {
+      session.drain();  // the record counts committed batches only
+      record_stretch("interval", false);
+      next_record = now + options_.record_interval;
+      seen_submit = session.last_submit();
+      idle = false;
+    }
+    if (now >= next_refresh) {
+      next_refresh = now + options_.refresh_interval;
+      try {
+        // Short budgets: the refresh is tried again at the next interval, and a stop must not
+        // wait for an outage to end.
+        kafka::Cluster cluster(admin, std::chrono::seconds(10), std::chrono::seconds(10));
+        if (topology_grew(planned, selected_topology(cluster, manifest_.topics))) {
+          session.drain();
+          return "as topics or partitions were added";
+        }
+      } catch (const Error& e) {
+        if (options_.verbose)
+          std::fprintf(stderr, "krow: note: looking for new topics failed: %s\n", e.what());
+      }
+    }
+    // Caught up and quiet for max_wait: the last batch has landed, and the warehouse may let
+    // others in (a DuckDB file is closed until the next batch).
+    if (!idle && session.rows_in_hand() == 0 && now - session.last_submit() >= max_wait) {
+      session.drain();
+      warehouse_->idle();
+      idle = true;
+      seen_submit = session.last_submit();
+    }
+  }
+  session.drain();  // SIGTERM or SIGINT: what was read is committed
+  return {};
+}
+
+void SyncRun::replan(kafka::Client& client) {
+  plan_ = Plan{};
+  tables_.clear();
+  slots_.clear();
+  batch_ = std::make_unique<RowBatch>();
+  prepare(client);
+  follow_.plan_gaps = true;
+}
+
+void SyncRun::collect() {
+  if (!committer_) return;
+  const Counts now{committer_->committed_rows(), committer_->committed_batches(),
+                   committer_->retries()};
+  stretch_.rows += now.rows - collected_.rows;
+  stretch_.batches += now.batches - collected_.batches;
+  stretch_.retries += now.retries - collected_.retries;
+  collected_ = now;
+}
+
+void SyncRun::record_stretch(const std::string& reason, bool final) {
+  collect();
+  SyncResult r;
+  r.run_id = recorder_.run_id();
+  r.status = final ? result_.status : SyncStatus::running;
+  for (const auto& t : tables_) {
+    r.messages += t.messages;
+    r.decode_errors += t.decode_errors;
+    r.bytes += t.bytes;
+  }
+  r.rows_published = stretch_.rows;
+  r.published = stretch_.rows > 0;
+  r.batches = stretch_.batches;
+  r.warehouse_retries = stretch_.retries;
+  r.errors = result_.errors;
+  r.lag_reporting_off = result_.lag_reporting_off;
+  follow_.reason = reason;
+  follow_.final = final;
+  follow_.to.clear();
+  try {
+    for (const auto& p : warehouse_->positions(manifest_.name))
+      follow_.to[{p.topic_id, p.partition}] = p.next;
+  } catch (const std::exception& e) {
+    // The warehouse is away (the stretch ends because of it): the record says where the
+    // stretch began only.
+    follow_.to = follow_.from;
+  }
+  r.artifact = recorder_.record(warehouse_.get(), r, tables_.empty() ? nullptr : &plan_, tables_,
+                                schemas_ ? schemas_->registry_requests() : 0, &follow_);
+  std::printf("follow '%s' %s: %s messages read, %s rows published in %s batches, run %s\n",
+              manifest_.name.c_str(), reason.c_str(), with_thousands(r.messages).c_str(),
+              with_thousands(r.rows_published).c_str(), with_thousands(r.batches).c_str(),
+              r.run_id.c_str());
+  std::fflush(stdout);
+  if (!final)
+    for (const auto& e : r.errors) std::fprintf(stderr, "krow: error: %s\n", e.c_str());
+
+  totals_.messages += r.messages;
+  totals_.rows_published += r.rows_published;
+  totals_.bytes += r.bytes;
+  totals_.batches += r.batches;
+  totals_.decode_errors += r.decode_errors;
+  totals_.warehouse_retries += r.warehouse_retries;
+  if (final) return;
+  // The next stretch counts from zero; a stopped table stays stopped (its error is in each record).
+  for (auto& t : tables_) {
+    t.messages = t.bytes = t.decode_errors = t.tombstones = 0;
+    t.gaps.clear();
+  }
+  result_.errors.clear();
+  stretch_ = {};
+  follow_.from = follow_.to;
+  ++follow_.sequence;
+  follow_.plan_gaps = false;
+  recorder_.begin_stretch();
+}
+
+Topology SyncRun::planned_topology() const {
+  Topology out;
+  for (const auto& t : plan_.topics)
+    if (t.error.empty() && !t.topic_id.empty())
+      out[t.topic] = TopicShape{t.topic_id, t.partitions.size()};
+  return out;
+}
+
+bool SyncRun::wait_unless_stopped(std::chrono::milliseconds d) const {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (!stopping() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return !stopping();
 }
 
 std::vector<TableFacts> SyncRun::measure() {

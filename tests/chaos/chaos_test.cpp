@@ -1,5 +1,6 @@
 // Fault injection: krow killed with SIGKILL at random moments during a sync and a full
-// resync, two syncs of one sync ID started at the same instant, the warehouse file made
+// resync, a continuous sync killed and restarted during steady production, two syncs of one
+// sync ID started at the same instant, the warehouse file made
 // unwritable mid-batch (a file size limit), the broker stopped and started during one sync,
 // records deleted under a running sync.
 // After each scenario every message up to the boundary must be in its table exactly once and
@@ -11,11 +12,11 @@
 // duplicated / lost — and appends it to $KROW_CHAOS_REPORT when set.
 
 #include <signal.h>
+#include <simdjson.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <simdjson.h>
-
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -412,6 +413,72 @@ TEST_F(Chaos, RecordsDeletedUnderARunningSyncAreRecordedAsGaps) {
   }
   report("records deleted under a running sync (" + std::to_string(gapped) + " offsets recorded as gaps)", rounds,
          all);
+}
+
+TEST_F(Chaos, ContinuousSyncKilledAndRestartedDuringSteadyProduction) {
+  // A producer writes all along (JSON, and transactions with aborted ones between), while a
+  // `krow sync --follow` is killed with SIGKILL at random moments and started again at once.
+  const int kills = scaled(5, 30);
+  const auto json = make_topic("chaos-follow-json", 4), tx = make_topic("chaos-follow-tx", 2);
+  const std::vector<Topic> topics{{json, false}, {tx, false}};
+  const auto manifest =
+      write_manifest({json, tx}, "batch:\n  max_messages: 2000\n  max_wait: 300ms\n");
+  std::atomic<bool> producing{true};
+  std::thread producer([&] {
+    Producer p(bootstrap_, {}, {{"linger.ms", "5"}});
+    Producer t(bootstrap_, unique_name("chaos-follow-txid"), {{"linger.ms", "5"}});
+    for (int i = 0; producing.load(); ++i) {
+      for (int k = 0; k < 200; ++k)
+        p.send(json,
+               Record{"k" + std::to_string(k), "{\"n\": " + std::to_string(i * 200 + k) + "}"});
+      p.flush();
+      t.begin();
+      for (int k = 0; k < 20; ++k)
+        t.send(tx, Record{std::nullopt, "{\"tx\": " + std::to_string(i * 20 + k) + "}"});
+      t.commit();
+      if (i % 5 == 0) {
+        t.begin();
+        t.send(tx, Record{std::nullopt, std::string("{\"aborted\": true}")});
+        t.flush();
+        t.abort();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  std::mt19937 rng(static_cast<unsigned>(std::random_device{}()));
+  std::uniform_int_distribution<int> delay(300, 2500);
+  int landed = 0;
+  for (int i = 0; i < kills; ++i) {
+    const pid_t pid = start_krow({"sync", "-q", manifest, "--follow", "--refresh-interval", "2s"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
+    int status = 0;
+    landed += waitpid(pid, &status, WNOHANG) == 0;
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  producing.store(false);
+  producer.join();
+  // The last one runs until everything produced is in, then stops on SIGTERM.
+  const pid_t pid = start_krow({"sync", "-q", manifest, "--follow"});
+  const auto expected = consume_all(bootstrap_, json).size() + consume_all(bootstrap_, tx).size();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    try {
+      if (static_cast<size_t>(probe().count(table_of(json)) + probe().count(table_of(tx))) >=
+          expected)
+        break;
+    } catch (const std::exception&) {  // the DuckDB file is the sync's while it writes
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_TRUE(finishes(pid, std::chrono::seconds(60), status));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  const auto t = tally(topics);
+  expect_exact(t);
+  EXPECT_GE(landed, kills - 1) << "most kills should land while krow runs";
+  report("kill -9 of a continuous sync during steady production, restarted at once", landed, t);
 }
 
 TEST_F(Chaos, BrokerStoppedAndStartedDuringOneSync) {

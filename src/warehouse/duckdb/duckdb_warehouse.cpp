@@ -179,22 +179,11 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
 
   if (mode == OpenMode::write) {
     create_state();
-    // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
-    // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
-    // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
-    // messages: 3,000,000 took 64 s with merging, its checkpoints growing from 0.6 s to
-    // 3.4 s with the table, and 40 s without, checkpoints flat at ~0.9 s; and with the 16 MB
-    // trigger, batches of 38,000 rows took twice as long as batches of 50,000. A batch that
-    // ends inside a row group has that row group compressed again by the next checkpoint,
-    // so the default batch (BatchConfig) fills exactly one row group (kRowGroupRows).
-    // The cost: row groups of 40,960 rows rather than DuckDB's 122,880, and the space a full
-    // resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
-    exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
-    exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
+    configure_writes();
     has_state_ = has_bindings_ = true;
   } else {
     duck::Result r;
-    duckdb_query(conn_.get(),
+    duckdb_query(conn(),
                  "SELECT 1 FROM information_schema.columns WHERE table_schema = '_krow' AND "
                  "table_name = 'positions' "
                  "AND column_name = 'warehouse_schema'",
@@ -202,12 +191,27 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     // A file of an earlier krow that no sync has opened since reads as empty until then.
     has_state_ = r.rows() > 0;
     duck::Result b;
-    duckdb_query(conn_.get(),
+    duckdb_query(conn(),
                  "SELECT 1 FROM information_schema.tables WHERE table_schema = '_krow' AND "
                  "table_name = 'columns'",
                  b.get());
     has_bindings_ = b.rows() > 0;
   }
+}
+
+void DuckDBWarehouse::configure_writes() {
+  // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
+  // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
+  // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
+  // messages: 3,000,000 took 64 s with merging, its checkpoints growing from 0.6 s to
+  // 3.4 s with the table, and 40 s without, checkpoints flat at ~0.9 s; and with the 16 MB
+  // trigger, batches of 38,000 rows took twice as long as batches of 50,000. A batch that
+  // ends inside a row group has that row group compressed again by the next checkpoint,
+  // so the default batch (BatchConfig) fills exactly one row group (kRowGroupRows).
+  // The cost: row groups of 40,960 rows rather than DuckDB's 122,880, and the space a full
+  // resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
+  exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
+  exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
 }
 
 void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
@@ -339,9 +343,27 @@ std::string DuckDBWarehouse::column_sql_type(const columns::ColumnSpec& column) 
   return "JSON";
 }
 
+duckdb_connection DuckDBWarehouse::conn() {
+  if (released_) {
+    // Opened again as at the start (waiting, up to warehouse.retry_timeout, while a reader has
+    // the file), with the same settings; krow's state is there already.
+    open_file(OpenMode::write, std::chrono::seconds(config_.retry_timeout_s));
+    released_ = false;
+    configure_writes();
+  }
+  return conn_.get();
+}
+
+void DuckDBWarehouse::idle() {
+  if (!lock_ || !conn_) return;  // read-only opens hold nothing for long
+  conn_ = duck::Connection();
+  db_ = duck::Database();
+  released_ = true;
+}
+
 void DuckDBWarehouse::exec(const std::string& sql, const char* what) {
   duck::Result r;
-  if (duckdb_query(conn_.get(), sql.c_str(), r.get()) == DuckDBError)
+  if (duckdb_query(conn(), sql.c_str(), r.get()) == DuckDBError)
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),
                            std::string(what) + " in " + describe());
 }
@@ -354,7 +376,7 @@ void DuckDBWarehouse::transaction(const char* what, Body&& body) {
     exec("COMMIT", what);
   } catch (...) {
     duck::Result r;
-    duckdb_query(conn_.get(), "ROLLBACK", r.get());
+    duckdb_query(conn(), "ROLLBACK", r.get());
     throw;
   }
 }
@@ -370,7 +392,7 @@ void DuckDBWarehouse::create_state() {
 
 void DuckDBWarehouse::upgrade_positions() {
   duck::Result have;
-  if (duckdb_query(conn_.get(),
+  if (duckdb_query(conn(),
                    "SELECT 1 FROM duckdb_columns() WHERE schema_name = '_krow' AND table_name = "
                    "'positions' AND column_name = 'epoch'",
                    have.get()) == DuckDBError)
@@ -388,7 +410,7 @@ void DuckDBWarehouse::upgrade_state() {
   // Once, in one transaction: a file is upgraded completely or not at all.
   duck::Result have;
   if (duckdb_query(
-          conn_.get(),
+          conn(),
           "SELECT table_name FROM duckdb_columns() WHERE schema_name = '_krow' AND table_name IN "
           "('positions', 'runs') AND column_name = 'warehouse_schema'",
           have.get()) == DuckDBError)
@@ -421,7 +443,7 @@ void DuckDBWarehouse::upgrade_state() {
 std::vector<Position> DuckDBWarehouse::positions(const std::string& sync_id) {
   std::vector<Position> out;
   if (!has_state_) return out;
-  duck::Prepared p(conn_.get(),
+  duck::Prepared p(conn(),
                    "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions "
                    "WHERE sync_id = ? AND warehouse_schema = ? AND next_offset IS NOT NULL");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
@@ -441,7 +463,7 @@ std::vector<PartitionClaim> DuckDBWarehouse::take(const std::string& sync_id,
     for (const auto& k : partitions) {
       PartitionClaim c{k, Epoch(1), std::nullopt};
       duck::Prepared up(
-          conn_.get(),
+          conn(),
           "UPDATE _krow.positions SET epoch = coalesce(epoch, 0) + 1 WHERE sync_id = ? "
           "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ? "
           "RETURNING epoch, next_offset");
@@ -456,7 +478,7 @@ std::vector<PartitionClaim> DuckDBWarehouse::take(const std::string& sync_id,
         if (!r.is_null(1, 0)) c.position = Offset(r.int64(1, 0));
       } else {
         duck::Prepared ins(
-            conn_.get(),
+            conn(),
             "INSERT INTO _krow.positions (sync_id, warehouse_schema, topic, topic_id, "
             "kafka_partition, next_offset, epoch, updated_at) VALUES (?, ?, ?, ?, ?, "
             "NULL, 1, now())");
@@ -478,8 +500,7 @@ std::vector<TableMapping> DuckDBWarehouse::tables() {
   std::vector<TableMapping> out;
   if (!has_state_) return out;
   duck::Prepared p(
-      conn_.get(),
-      "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
+      conn(), "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
   duckdb_bind_varchar(p.get(), 1, config_.schema.c_str());
   duck::Result r;
   p.run(r, "reading table names");
@@ -498,9 +519,9 @@ std::string krow_type_name(const std::string& information_schema) {
 
 std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(
     const std::string& table) {
-  if (!conn_) return std::nullopt;  // read-only, and nothing synced yet
+  if (!conn_ && !released_) return std::nullopt;  // read-only, and nothing synced yet
   duck::Prepared cols(
-      conn_.get(),
+      conn(),
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ? AND "
       "table_name = ? ORDER BY ordinal_position");
   duckdb_bind_varchar(cols.get(), 1, config_.schema.c_str());
@@ -526,8 +547,8 @@ std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(
 
 std::vector<columns::ColumnBinding> DuckDBWarehouse::column_bindings(const std::string& table) {
   std::vector<columns::ColumnBinding> out;
-  if (!conn_ || !has_bindings_) return out;
-  duck::Prepared p(conn_.get(),
+  if ((!conn_ && !released_) || !has_bindings_) return out;
+  duck::Prepared p(conn(),
                    "SELECT field_path, column_name FROM _krow.columns WHERE warehouse_schema = ? "
                    "AND table_name = ? "
                    "ORDER BY created_at, field_path");
@@ -544,7 +565,7 @@ std::vector<columns::ColumnBinding> DuckDBWarehouse::column_bindings(const std::
 void DuckDBWarehouse::record_bindings(const std::string& table,
                                       const std::vector<columns::ColumnSpec>& typed, bool created) {
   if (created) {  // what a dropped table of this name left is not this table's
-    duck::Prepared del(conn_.get(),
+    duck::Prepared del(conn(),
                        "DELETE FROM _krow.columns WHERE warehouse_schema = ? AND table_name = ?");
     duckdb_bind_varchar(del.get(), 1, config_.schema.c_str());
     duckdb_bind_varchar(del.get(), 2, table.c_str());
@@ -554,7 +575,7 @@ void DuckDBWarehouse::record_bindings(const std::string& table,
   for (const auto& b : columns::bindings_of(typed)) {
     const auto key = columns::path_key(b.path);
     duck::Prepared p(
-        conn_.get(),
+        conn(),
         "INSERT INTO _krow.columns SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS (SELECT 1 FROM "
         "_krow.columns WHERE warehouse_schema = ? AND table_name = ? AND field_path = ?)");
     for (idx_t k : {1, 5}) duckdb_bind_varchar(p.get(), k, config_.schema.c_str());
@@ -617,7 +638,7 @@ void DuckDBWarehouse::create_new_table(const std::string& sync_id, const std::st
 
 void DuckDBWarehouse::record_table_name(const std::string& sync_id, const std::string& topic,
                                         const std::string& table) {
-  duck::Prepared p(conn_.get(),
+  duck::Prepared p(conn(),
                    "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
                    "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
@@ -657,7 +678,7 @@ void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, co
                                   const std::string& schema, const std::string& table_name) {
   auto* chunks = dynamic_cast<TableChunks*>(table.encoded.get());
   if (!chunks || !chunks->current) chunks = &encode_table(table, arena);
-  duck::Appender app(conn_.get(), catalog, schema, table_name);
+  duck::Appender app(conn(), catalog, schema, table_name);
   if (duckdb_appender_column_count(app.get()) != contract::kColumnCount + table.typed_count())
     throw Error(ErrorClass::fatal_table, "table " + schema + "." + table_name +
                                              " does not have krow's columns; rename or drop it");
@@ -701,7 +722,7 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
   const auto stage = stage_rows(table, arena);
   const auto target = quote(config_.schema) + "." + quote(table.table);
   duck::Prepared del(
-      conn_.get(),
+      conn(),
       ("DELETE FROM " + target +
        " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM " + stage +
        ") AS s WHERE t.kafka_topic_id = ? AND t.kafka_partition = s.kafka_partition "
@@ -718,7 +739,7 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
 void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMove& m) {
   // Compare-and-set on position and epoch (a row taken but never committed has no position);
   // a partition never taken nor committed gets its row.
-  duck::Prepared up(conn_.get(),
+  duck::Prepared up(conn(),
                     "UPDATE _krow.positions SET next_offset = ?, topic = ?, updated_at = now() "
                     "WHERE sync_id = ? AND warehouse_schema = ? AND topic_id = ? AND "
                     "kafka_partition = ? AND next_offset IS NOT DISTINCT FROM ? AND "
@@ -739,7 +760,7 @@ void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMo
   if (r.rows_changed() == 1) return;
   if (!m.from && m.epoch == Epoch(0)) {
     duck::Prepared ins(
-        conn_.get(),
+        conn(),
         "INSERT INTO _krow.positions (sync_id, topic, topic_id, kafka_partition, next_offset, "
         "updated_at, "
         "warehouse_schema) SELECT ?, ?, ?, ?, ?, now(), ? WHERE NOT EXISTS (SELECT 1 FROM "
@@ -761,7 +782,7 @@ void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMo
   }
   // Which fence failed: an epoch says another worker took the partition.
   duck::Prepared get(
-      conn_.get(),
+      conn(),
       "SELECT coalesce(epoch, 0), next_offset FROM _krow.positions WHERE sync_id = ? "
       "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ?");
   duckdb_bind_varchar(get.get(), 1, sync_id.c_str());
@@ -963,7 +984,7 @@ RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::stri
   if (!staged && unpublished_.count(table)) return {};  // publish() creates it
   const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
   duck::Result r;
-  if (duckdb_query(conn_.get(), count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)
+  if (duckdb_query(conn(), count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),
                            "counting the rows of " + table + " in " + describe());
   RowCount out;
@@ -973,7 +994,7 @@ RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::stri
 }
 
 void DuckDBWarehouse::record_run(const RunRecord& run) {
-  duck::Prepared p(conn_.get(),
+  duck::Prepared p(conn(),
                    "INSERT OR REPLACE INTO _krow.runs (run_id, sync_id, started_at, finished_at, "
                    "status, record, "
                    "warehouse_schema) VALUES (?, ?, make_timestamptz(? * 1000), make_timestamptz(? "
@@ -993,7 +1014,7 @@ std::vector<RunRecord> DuckDBWarehouse::runs(const std::string& sync_id, int lim
   std::vector<RunRecord> out;
   if (!has_state_) return out;
   duck::Prepared p(
-      conn_.get(),
+      conn(),
       "SELECT run_id, sync_id, epoch_ms(started_at), epoch_ms(finished_at), status, record "
       "FROM _krow.runs WHERE sync_id = ? AND warehouse_schema = ? ORDER BY started_at DESC LIMIT "
       "?");
