@@ -12,6 +12,8 @@
 
 #include "commands/command.hpp"
 #include "commands/command_support.hpp"
+#include "engines/engines.hpp"
+#include "kafka/group_member.hpp"
 #include "sync/continuous.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
@@ -61,6 +63,9 @@ class SyncCommand final : public Command {
                    "Keep reading after catching up: a batch commits at batch.max_messages, "
                    "batch.max_bytes or batch.max_wait (default 1s) after its first message; "
                    "SIGTERM or SIGINT commits what was read and exits 0");
+    app_->add_option("--worker-id", worker_id_,
+                     "With --follow: run as one of several workers sharing this sync's partitions "
+                     "(a stable ID: letters, digits, -_. up to 64; docs/workers.md)");
     app_->add_option("--record-interval", record_interval_,
                      "With --follow: write a run record this often (counts since the previous one)")
         ->capture_default_str();
@@ -95,6 +100,23 @@ class SyncCommand final : public Command {
       options.progress = false;  // a line per run record instead
       options.record_interval = interval("--record-interval", record_interval_);
       options.refresh_interval = interval("--refresh-interval", refresh_interval_);
+      if (!worker_id_.empty()) {
+        if (const auto why = kafka::worker_id_refusal(worker_id_); !why.empty())
+          throw Error(ErrorClass::config, "--worker-id: " + why);
+        const auto& caps = warehouse_capabilities(manifest.warehouse.type);
+        if (!caps.concurrent_writers)
+          throw Error(ErrorClass::config,
+                      caps.engine +
+                          " takes no workers (--worker-id): " + caps.single_writer_reason +
+                          ". Run one `krow sync --follow` without --worker-id, or give the sync "
+                          "a server warehouse that takes several writers (PostgreSQL: "
+                          "warehouse.type: postgres; docs/workers.md)");
+        options.worker_id = worker_id_;
+      }
+    } else if (!worker_id_.empty()) {
+      throw Error(ErrorClass::config,
+                  "--worker-id applies to a continuous sync: add --follow (a bounded sync runs "
+                  "in one process; docs/workers.md)");
     } else if (record_interval_ != kRecordInterval || refresh_interval_ != kRefreshInterval) {
       throw Error(
           ErrorClass::config,
@@ -119,6 +141,7 @@ class SyncCommand final : public Command {
 
   std::string manifest_path_;
   bool follow_ = false;
+  std::string worker_id_;
   std::string record_interval_ = kRecordInterval;
   std::string refresh_interval_ = kRefreshInterval;
   bool quiet_ = false;

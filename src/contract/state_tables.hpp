@@ -95,6 +95,20 @@ inline constexpr StateColumn kLeaseColumns[] = {
 };
 inline constexpr std::string_view kLeaseKey[] = {"sync_id", "warehouse_schema"};
 
+// The workers sharing a continuous sync (`krow sync --follow --worker-id`, docs/workers.md):
+// each worker's row is replaced at every run record it writes, and when its partitions change.
+// `partitions` is the worker's assignment as text ("orders:0,1,5 payments:2").
+inline constexpr StateColumn kWorkerColumns[] = {
+    {"sync_id", ColumnType::text},
+    {"warehouse_schema", ColumnType::text},
+    {"worker_id", ColumnType::text},
+    {"host", ColumnType::text, true},
+    {"pid", ColumnType::int64, true},
+    {"partitions", ColumnType::text, true},
+    {"heartbeat_at", ColumnType::timestamp, false, true},
+};
+inline constexpr std::string_view kWorkerKey[] = {"sync_id", "warehouse_schema", "worker_id"};
+
 inline constexpr StateTable kPositions{"positions", "a partition's committed position",
                                        kPositionColumns, kPositionKey};
 inline constexpr StateTable kTables{"tables", "a topic's table", kTableColumns, kTableKey};
@@ -102,9 +116,11 @@ inline constexpr StateTable kRuns{"runs", "a run's record", kRunColumns, kRunKey
 inline constexpr StateTable kColumnBindings{"columns", "a typed column's field",
                                             kColumnBindingColumns, kColumnBindingKey};
 inline constexpr StateTable kLeases{"leases", "a sync's lease", kLeaseColumns, kLeaseKey};
+inline constexpr StateTable kWorkers{"workers", "a worker of a continuous sync", kWorkerColumns,
+                                     kWorkerKey};
 
 // The tables every engine keeps (leases aside: an engine with a lock of its own has none).
-inline constexpr std::array<const StateTable*, 4> kStateTables{&kPositions, &kTables, &kRuns,
-                                                               &kColumnBindings};
+inline constexpr std::array<const StateTable*, 5> kStateTables{&kPositions, &kTables, &kRuns,
+                                                               &kColumnBindings, &kWorkers};
 
 }  // namespace krow::contract

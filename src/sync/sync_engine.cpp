@@ -1,5 +1,7 @@
 #include "sync/sync_engine.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -9,11 +11,13 @@
 #include <future>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "engines/engines.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
+#include "kafka/group_member.hpp"
 #include "kafka/lag_group.hpp"
 #include "plan/plan.hpp"
 #include "plan/typed_columns.hpp"
@@ -29,6 +33,7 @@
 #include "sync/table_preparation.hpp"
 #include "util/error.hpp"
 #include "util/fault_injection.hpp"
+#include "util/process.hpp"
 #include "util/text.hpp"
 
 namespace krow {
@@ -71,6 +76,14 @@ class SyncRun : Session::Listener {
   // What each selected partition reads in this run, and from where; takes them all
   // (StateStore::take), so that every commit is fenced on this run's epochs.
   std::vector<Session::Assignment> assignments();
+  // A worker: what `partitions` (given by the group) read, taken (StateStore::take) from their
+  // stored positions, or the plan's start when none is stored. Partitions the plan lacks (a
+  // topic or partitions added since it was made) are left out and noted in unplanned_.
+  std::vector<Session::Assignment> worker_assignments(
+      const std::vector<TopicPartition>& partitions);
+  // A worker: its row in krow's state (contract::kWorkers). Only while the committer is idle.
+  void record_worker();
+  bool worker() const { return !options_.worker_id.empty(); }
   void read_all(kafka::Client& admin, Progress& progress);
   void on_row(size_t table, const kafka::Message& m, const Row& row) override;
   void on_rows_dropped(size_t table, const std::vector<Row>& rows) override;
@@ -137,6 +150,14 @@ class SyncRun : Session::Listener {
   Counts stretch_, collected_;
   SyncResult totals_;
   FollowStretch follow_;
+  // A worker: its membership in the workers' group (for the process's life, across stretches),
+  // the partitions it lost to another worker by the fence and reads no more until the group
+  // gives them again, and those the group gave that the plan lacks.
+  std::unique_ptr<kafka::GroupMember> member_;
+  std::set<TopicPartition> fenced_;
+  std::set<TopicPartition> unplanned_;
+  bool replan_for_unplanned_ = false;
+  std::vector<std::string> subscribed_;
 };
 
 SyncResult SyncRun::run() {
@@ -145,8 +166,10 @@ SyncResult SyncRun::run() {
   // The warehouse opens while the Kafka client connects: each takes tens of milliseconds,
   // which is most of a sync with little to copy. A warehouse that cannot open is reported
   // first, as before any run can be recorded.
-  auto opening = std::async(std::launch::async,
-                            [this] { return open_warehouse(manifest_.warehouse, manifest_.name, OpenMode::write); });
+  auto opening = std::async(std::launch::async, [this] {
+    return open_warehouse(manifest_.warehouse, manifest_.name,
+                          worker() ? OpenMode::worker : OpenMode::write);
+  });
   kafka::Client client(manifest_.source, kafka::ClientOptions{.verbose = options_.verbose});
   std::exception_ptr connect_error;
   try {
@@ -232,6 +255,15 @@ void SyncRun::prepare(kafka::Client& client) {
   }
   // A full resync re-reads every partition to its last stable offset: a bound would stop
   // it short and leave positions behind where they were.
+  // A worker holds the sync's lock while it plans and prepares the tables, and only then: the
+  // others wait for it; their commits are kept apart by the epoch fence, not by the lock.
+  struct Unlock {
+    Warehouse* w;
+    ~Unlock() {
+      if (w) w->unlock_sync();
+    }
+  } unlock{worker() ? warehouse_.get() : nullptr};
+  if (worker()) warehouse_->lock_sync(std::chrono::seconds(manifest_.warehouse.retry_timeout_s));
   plan_ = make_plan(cluster, *warehouse_, manifest_, /*apply_bounds=*/!options_.full_resync);
   check_only_tables();
   const auto prepared =
@@ -329,6 +361,82 @@ std::vector<Session::Assignment> SyncRun::assignments() {
   return out;
 }
 
+std::vector<Session::Assignment> SyncRun::worker_assignments(
+    const std::vector<TopicPartition>& partitions) {
+  std::vector<Session::Assignment> out;
+  std::vector<const PartitionPlan*> plans;
+  for (const auto& tp : partitions) {
+    const PartitionPlan* found = nullptr;
+    size_t table = 0;
+    for (size_t i = 0; i < tables_.size() && !found; ++i) {
+      const auto& t = *tables_[i].plan;
+      if (t.topic != tp.topic) continue;
+      if (!tables_[i].error.empty()) break;  // a stopped table: nobody reads it
+      for (const auto& p : t.partitions)
+        if (p.partition == tp.partition) {
+          found = &p;
+          table = i;
+        }
+      if (!found && unplanned_.insert(tp).second) replan_for_unplanned_ = true;
+    }
+    if (!found) {
+      if (!std::any_of(tables_.begin(), tables_.end(),
+                       [&](const TableTally& t) { return t.plan->topic == tp.topic; }) &&
+          unplanned_.insert(tp).second)
+        replan_for_unplanned_ = true;
+      continue;
+    }
+    const auto& t = *tables_[table].plan;
+    ReadStart r;
+    r.topic = table;
+    r.boundary = found->boundary;
+    r.start = Position{t.topic, t.topic_id, found->partition, found->start};
+    r.read = true;
+    out.push_back({std::move(r), std::nullopt, Offset(0), Epoch(0)});
+    plans.push_back(found);
+  }
+  if (out.empty()) return out;
+  std::vector<PartitionKey> keys;
+  for (const auto& a : out)
+    keys.push_back({a.read.start.topic, a.read.start.topic_id, a.read.start.partition});
+  const auto claims = warehouse_->take(manifest_.name, keys);
+  for (size_t i = 0; i < out.size() && i < claims.size(); ++i) {
+    auto& a = out[i];
+    // Where the last owner left it; a partition never committed starts where the plan says
+    // (bounds.start_from, or the log start) and stores that position with its first batch.
+    a.stored = claims[i].position;
+    a.read.start.next = claims[i].position.value_or(plans[i]->start);
+    a.read.moved = !claims[i].position.has_value();
+    a.floor = claims[i].position.value_or(Offset(0));
+    a.epoch = claims[i].epoch;
+  }
+  return out;
+}
+
+void SyncRun::record_worker() {
+  if (!member_) return;
+  std::map<std::string, std::string> by_topic;
+  for (const auto& tp : member_->assignment()) {
+    if (fenced_.count(tp)) continue;
+    auto& list = by_topic[tp.topic];
+    list += (list.empty() ? "" : ",") + std::to_string(tp.partition.value());
+  }
+  std::string partitions;
+  for (const auto& [topic, list] : by_topic)
+    partitions += (partitions.empty() ? "" : " ") + topic + ":" + list;
+  try {
+    warehouse_->record_worker({.sync_id = manifest_.name,
+                               .worker_id = options_.worker_id,
+                               .host = this_host(),
+                               .pid = static_cast<int64_t>(getpid()),
+                               .partitions = partitions});
+  } catch (const std::exception& e) {
+    // Only status reads it: the next record tries again.
+    if (options_.verbose)
+      std::fprintf(stderr, "krow: note: recording this worker failed: %s\n", e.what());
+  }
+}
+
 void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   // Taken before the committer starts: from then on, only its thread uses the warehouse.
   auto assigned = assignments();
@@ -383,6 +491,10 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
 
 void SyncRun::follow(kafka::Client& client) {
   follow_.process_run_id = result_.run_id;
+  if (worker())
+    member_ = std::make_unique<kafka::GroupMember>(manifest_.source,
+                                                   "krow-" + manifest_.name + ".workers",
+                                                   options_.worker_id, options_.verbose);
   for (const auto& t : plan_.topics)
     for (const auto& p : t.partitions) follow_.from[{t.topic_id, p.partition}] = p.start;
   int failures = 0;  // in a row: the backoff grows with them
@@ -398,6 +510,20 @@ void SyncRun::follow(kafka::Client& client) {
       why = read_on(client);
       failures = 0;
     } catch (const Error& e) {
+      if (worker() && e.error_class() == ErrorClass::conflict && e.source().partition &&
+          !e.source().topic.empty()) {
+        // Another worker took the partition (this one was paused, or the group moved it
+        // before this one heard): drop it, and go on with the others from their stored
+        // positions. The group will revoke it; if it gives it back, it is taken anew.
+        const TopicPartition tp{e.source().topic, *e.source().partition};
+        if (fenced_.insert(tp).second)
+          std::fprintf(stderr, "krow: note: worker '%s': %s\n", options_.worker_id.c_str(),
+                       e.what());
+        why = "after losing a partition to another worker";
+        if (stopping()) break;
+        record_stretch("restart " + why, false);
+        continue;  // the plan stands: nothing to prepare again
+      }
       if (e.error_class() != ErrorClass::transient) {
         fail(e.what());
         break;
@@ -477,7 +603,60 @@ std::string SyncRun::read_on(kafka::Client& admin) {
   Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_,
                   Session::End::never, options_.verbose,
                   std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
-  session.assign(assignments());
+  // A worker reads what the group gives it, each partition taken as it comes; the others
+  // read every partition, all taken at once.
+  struct Worker : kafka::GroupMember::Handler {
+    SyncRun& run;
+    Session& session;
+    Worker(SyncRun& r, Session& s) : run(r), session(s) {}
+    static std::string list(const std::vector<TopicPartition>& p) {
+      std::string out;
+      for (const auto& tp : p)
+        out += (out.empty() ? "" : ",") + tp.topic + ":" + std::to_string(tp.partition.value());
+      return out;
+    }
+    void note(const char* what, const std::vector<TopicPartition>& p) const {
+      std::fprintf(stderr, "krow: worker '%s': %s %s\n", run.options_.worker_id.c_str(), what,
+                   list(p).c_str());
+    }
+    std::map<TopicPartition, Offset> on_assigned(const std::vector<TopicPartition>& p) override {
+      note("assigned", p);
+      for (const auto& tp : p) run.fenced_.erase(tp);
+      session.drain();  // the committer idle: the warehouse is this thread's for the take
+      auto taken = run.worker_assignments(p);
+      std::map<TopicPartition, Offset> offsets;
+      for (const auto& a : taken)
+        offsets[{a.read.start.topic, a.read.start.partition}] = a.read.start.next;
+      session.assign(std::move(taken));
+      return offsets;
+    }
+    void on_revoked(const std::vector<TopicPartition>& p) override {
+      note("revoked", p);
+      session.revoke(p);  // drains: what was read of them is committed
+      for (const auto& tp : p) run.fenced_.erase(tp);
+    }
+    void on_lost(const std::vector<TopicPartition>& p) override {
+      note("lost", p);
+      session.lose(p);
+      for (const auto& tp : p) run.fenced_.erase(tp);
+    }
+  } worker_handler(*this, session);
+  if (worker()) {
+    std::vector<std::string> topics;
+    for (const auto& t : planned_topology()) topics.push_back(t.first);
+    if (topics != subscribed_) {
+      member_->subscribe(topics);
+      subscribed_ = topics;
+    }
+    // Partitions owned since an earlier stretch are taken again (not those fenced off).
+    std::vector<TopicPartition> owned;
+    for (const auto& tp : member_->assignment())
+      if (!fenced_.count(tp)) owned.push_back(tp);
+    session.assign(worker_assignments(owned));
+    record_worker();
+  } else {
+    session.assign(assignments());
+  }
   const auto planned = planned_topology();
   const std::chrono::milliseconds max_wait(manifest_.batch.max_wait_ms);
   auto next_record = std::chrono::steady_clock::now() + options_.record_interval;
@@ -486,6 +665,19 @@ std::string SyncRun::read_on(kafka::Client& admin) {
   bool idle = false;
   while (!stopping()) {
     session.poll();  // waits ~100 ms for messages: no busy loop while nothing arrives
+    if (member_) {
+      const auto before = member_->assignment();
+      member_->poll(worker_handler, 0);
+      if (member_->assignment() != before) {
+        session.drain();  // the warehouse is this thread's while the committer is idle
+        record_worker();
+      }
+      if (replan_for_unplanned_) {
+        replan_for_unplanned_ = false;
+        session.drain();
+        return "as the group gave this worker partitions it had not planned";
+      }
+    }
     const auto now = std::chrono::steady_clock::now();
     if (session.last_submit() != seen_submit) {
       seen_submit = session.last_submit();
@@ -493,6 +685,7 @@ std::string SyncRun::read_on(kafka::Client& admin) {
     }
     if (now >= next_record) {
       session.drain();  // the record counts committed batches only
+      record_worker();
       record_stretch("interval", false);
       next_record = now + options_.record_interval;
       seen_submit = session.last_submit();
@@ -523,6 +716,8 @@ std::string SyncRun::read_on(kafka::Client& admin) {
     }
   }
   session.drain();  // SIGTERM or SIGINT: what was read is committed
+  if (member_)
+    member_->close(worker_handler);  // static: its partitions move after the session timeout
   return {};
 }
 

@@ -35,6 +35,12 @@ struct SyncOptions {
   std::chrono::milliseconds record_interval{std::chrono::minutes(5)};  // a run record this often
   std::chrono::milliseconds refresh_interval{
       std::chrono::seconds(30)};  // look for new topics and partitions
+  // A worker of a continuous sync (docs/workers.md): non-empty, the sync's partitions are
+  // shared with the other workers through consumer group `krow-<sync id>.workers` (this is the
+  // member's static ID); the warehouse is opened as OpenMode::worker, its lock held only while
+  // tables are prepared. Needs `follow` and an engine with concurrent_writers (the caller
+  // checked both).
+  std::string worker_id;
 };
 
 enum class SyncStatus {

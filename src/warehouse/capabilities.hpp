@@ -26,6 +26,8 @@ struct WarehouseCapabilities {
   // Several processes may write one sync's tables at once (workers sharing a sync's
   // partitions, each commit fenced): a server engine can; a DuckDB file has one writer.
   bool concurrent_writers = false;
+  // Without concurrent writers: why, for the refusal of `--worker-id`.
+  std::string single_writer_reason;
 
   bool takes(Strategy s) const { return s != Strategy::latest_by_key || latest_by_key; }
 };

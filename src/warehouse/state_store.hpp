@@ -7,6 +7,7 @@
 //
 // Thread: one thread at a time per object.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,16 @@ struct TableMapping {
   std::string sync_id;
   std::string topic;
   std::string table;
+};
+
+// A worker of a continuous sync, as recorded in krow's state (contract::kWorkers).
+struct WorkerRecord {
+  std::string sync_id;
+  std::string worker_id;
+  std::string host;
+  int64_t pid = 0;
+  std::string partitions;       // its assignment as text ("orders:0,1,5")
+  int64_t heartbeat_at_ms = 0;  // when it last wrote its row (read back only)
 };
 
 struct RunRecord {
@@ -79,6 +90,21 @@ class StateStore {
 
   // Recent run records of a sync, newest first.
   virtual std::vector<RunRecord> runs(const std::string& sync_id, int limit) = 0;
+
+  // OpenMode::worker only (engines with concurrent_writers): takes the sync's lock, waiting
+  // up to `wait` while another worker holds it (it is preparing tables); throws transient
+  // after that, naming the holder. The default (engines that take no workers) does nothing.
+  virtual void lock_sync(std::chrono::milliseconds wait) { (void)wait; }
+  // Releases the lock lock_sync() took. Never throws.
+  virtual void unlock_sync() noexcept {}
+
+  // Records (replaces) a worker's row. Throws as a write does.
+  virtual void record_worker(const WorkerRecord& worker) { (void)worker; }
+  // The workers recorded for a sync, by worker ID; empty where there are none.
+  virtual std::vector<WorkerRecord> workers(const std::string& sync_id) {
+    (void)sync_id;
+    return {};
+  }
 };
 
 }  // namespace krow

@@ -237,8 +237,8 @@ void BigQueryWarehouse::create_state() {
   // BigQuery enforces no key; records stay STRING (they are written and read as text), as in
   // the datasets earlier krows made. No column bindings: BigQuery takes no typed columns yet,
   // and each table looked up is a request at every start.
-  for (const auto* t :
-       {&contract::kPositions, &contract::kTables, &contract::kRuns, &contract::kLeases}) {
+  for (const auto* t : {&contract::kPositions, &contract::kTables, &contract::kRuns,
+                        &contract::kLeases, &contract::kWorkers}) {
     if (client_->table_fields(state_dataset_, std::string(t->name))) continue;
     std::vector<Field> fields;
     for (const auto& c : t->columns)

@@ -205,7 +205,7 @@ PostgresWarehouse::PostgresWarehouse(const WarehouseConfig& config, const std::s
                                            ", which cannot hold every message: krow needs a UTF8 database "
                                            "(CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)");
   start_session();
-  if (mode_ == OpenMode::write) {
+  if (mode_ != OpenMode::read_only) {
     create_state();
     has_state_ = true;
   } else {
@@ -218,6 +218,115 @@ void PostgresWarehouse::start_session() {
   stages_.clear();
   summarized_.clear();
   if (mode_ == OpenMode::write) take_lock();
+  if (mode_ == OpenMode::worker) {
+    join_workers();
+    // A connection lost while preparing: the lock went with it.
+    if (preparing_) {
+      preparing_ = false;
+      lock_sync(std::chrono::seconds(config_.retry_timeout_s));
+    }
+  }
+}
+
+namespace {
+// The keys of a sync's locks in this database: the sync's (held exclusively by a sync opened
+// for writing, shared by every worker), and its workers' preparation lock.
+std::string sync_lock_key(const std::string& sync_id) {
+  return "krow sync " + sync_id;
+}
+std::string preparation_lock_key(const std::string& sync_id) {
+  return "krow sync " + sync_id + " preparation";
+}
+}  // namespace
+
+void PostgresWarehouse::join_workers() {
+  const auto key = sync_lock_key(sync_id_);
+  const auto r = conn_->exec("SELECT pg_try_advisory_lock_shared(hashtextextended($1, 0))", {key},
+                             "joining the workers of the sync");
+  if (text(r, 0, 0) == "t") return;
+  const auto holder = lock_holder(key);
+  throw Error(ErrorClass::transient,
+              "a sync of '" + sync_id_ + "' without --worker-id is running (" +
+                  (holder ? holder->who : "its holder is not visible to this role") + ", in " +
+                  describe() +
+                  "): workers start once it has ended (exit code 75: try again later). Run "
+                  "every process of a sync with --worker-id, or none");
+}
+
+void PostgresWarehouse::lock_sync(std::chrono::milliseconds wait) {
+  ensure_connected();
+  if (preparing_) return;
+  const auto key = preparation_lock_key(sync_id_);
+  const auto started = std::chrono::steady_clock::now();
+  bool said = false;
+  for (;;) {
+    const auto r = conn_->exec("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", {key},
+                               "taking the sync lock");
+    if (text(r, 0, 0) == "t") {
+      preparing_ = true;
+      return;
+    }
+    const auto waited = std::chrono::steady_clock::now() - started;
+    if (waited >= wait)
+      throw Error(
+          ErrorClass::transient,
+          "another worker of sync '" + sync_id_ + "' kept preparing the tables in " + describe() +
+              " for " +
+              std::to_string(std::chrono::duration_cast<std::chrono::seconds>(wait).count()) +
+              " s (warehouse.retry_timeout); trying again later");
+    if (!said && waited > std::chrono::seconds(1)) {
+      said = true;
+      std::fprintf(stderr,
+                   "krow: note: another worker of sync '%s' is preparing the tables; waiting "
+                   "for it\n",
+                   sync_id_.c_str());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+void PostgresWarehouse::unlock_sync() noexcept {
+  if (!preparing_) return;
+  preparing_ = false;
+  try {
+    if (conn_->ok())
+      conn_->exec("SELECT pg_advisory_unlock(hashtextextended($1, 0))",
+                  {preparation_lock_key(sync_id_)}, "releasing the sync lock");
+  } catch (const std::exception&) {
+    // The connection broke: the server released the lock with it.
+  }
+}
+
+void PostgresWarehouse::record_worker(const WorkerRecord& w) {
+  ensure_connected();
+  conn_->exec(
+      "INSERT INTO _krow.workers (sync_id, warehouse_schema, worker_id, host, pid, partitions, "
+      "heartbeat_at) VALUES ($1, $2, $3, $4, $5::bigint, $6, now()) "
+      "ON CONFLICT (sync_id, warehouse_schema, worker_id) DO UPDATE SET host = EXCLUDED.host, "
+      "pid = EXCLUDED.pid, partitions = EXCLUDED.partitions, heartbeat_at = now()",
+      {w.sync_id, config_.schema, w.worker_id, w.host, std::to_string(w.pid), w.partitions},
+      "recording a worker");
+}
+
+std::vector<WorkerRecord> PostgresWarehouse::workers(const std::string& sync_id) {
+  std::vector<WorkerRecord> out;
+  if (!has_state_ || !exists("_krow.workers")) return out;
+  const auto r = conn_->exec(
+      "SELECT worker_id, coalesce(host, ''), coalesce(pid, 0), coalesce(partitions, ''), "
+      "(extract(epoch FROM heartbeat_at) * 1000)::bigint FROM _krow.workers "
+      "WHERE sync_id = $1 AND warehouse_schema = $2 ORDER BY worker_id",
+      {sync_id, config_.schema}, "reading the workers");
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    WorkerRecord w;
+    w.sync_id = sync_id;
+    w.worker_id = text(r, i, 0);
+    w.host = text(r, i, 1);
+    w.pid = std::stoll(text(r, i, 2));
+    w.partitions = text(r, i, 3);
+    w.heartbeat_at_ms = std::stoll(text(r, i, 4));
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 void PostgresWarehouse::ensure_connected() {
@@ -229,7 +338,7 @@ void PostgresWarehouse::ensure_connected() {
 void PostgresWarehouse::take_lock() {
   // Session-level, so it lasts as long as this connection; keyed by the sync ID in this
   // database, like every other sync of that ID writing here.
-  const std::string key = "krow sync " + sync_id_;
+  const std::string key = sync_lock_key(sync_id_);
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + std::chrono::seconds(config_.retry_timeout_s);
   bool said = false;

@@ -54,8 +54,16 @@ class PostgresWarehouse : public Warehouse {
                       const std::vector<OffsetRange>& ranges) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
+  void lock_sync(std::chrono::milliseconds wait) override;
+  void unlock_sync() noexcept override;
+  void record_worker(const WorkerRecord& worker) override;
+  std::vector<WorkerRecord> workers(const std::string& sync_id) override;
 
  private:
+  // OpenMode::worker: the shared hold on the sync's lock that every worker keeps for its life
+  // (a sync opened for writing takes it exclusively, so each keeps the other out). Throws
+  // transient, naming the holder, when such a sync runs.
+  void join_workers();
   // Reconnects a broken connection (and takes the lock again in write mode).
   void ensure_connected();
   void start_session();
@@ -124,6 +132,7 @@ class PostgresWarehouse : public Warehouse {
   OpenMode mode_;
   std::unique_ptr<pg::Connection> conn_;
   bool has_state_ = false;
+  bool preparing_ = false;              // worker: lock_sync() holds the sync's preparation lock
   std::set<std::string> stages_;        // the session's merge stages that exist (temporary tables)
   std::set<std::string> summarized_;    // tables whose BRIN index this session brought up to date
   size_t copying_ = 0;                  // the table slot being copied, for a refused value
