@@ -52,6 +52,43 @@ void check(rd_kafka_error_t* raw, const std::string& what) {
 
 }  // namespace
 
+std::vector<GroupMemberView> describe_group(Client& client, const std::string& group_id,
+                                            std::chrono::milliseconds timeout) {
+  rd_kafka_t* rk = client.handle();
+  QueuePtr queue(rd_kafka_queue_new(rk));
+  AdminOptionsPtr options(rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS));
+  char err[256];
+  rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err,
+                                            sizeof err);
+  const char* groups[] = {group_id.c_str()};
+  rd_kafka_DescribeConsumerGroups(rk, groups, 1, options.get(), queue.get());
+  EventPtr event(rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
+  if (!event) throw make_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "describing consumer group " + group_id);
+  if (const auto e = rd_kafka_event_error(event.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR)
+    throw make_error(e, "describing consumer group " + group_id);
+  const auto* result = rd_kafka_event_DescribeConsumerGroups_result(event.get());
+  size_t count = 0;
+  const auto* const* described = rd_kafka_DescribeConsumerGroups_result_groups(result, &count);
+  std::vector<GroupMemberView> out;
+  for (size_t g = 0; g < count; ++g) {
+    if (const auto* e = rd_kafka_ConsumerGroupDescription_error(described[g]))
+      throw make_error(rd_kafka_error_code(e), "describing consumer group " + group_id);
+    const size_t members = rd_kafka_ConsumerGroupDescription_member_count(described[g]);
+    for (size_t i = 0; i < members; ++i) {
+      const auto* m = rd_kafka_ConsumerGroupDescription_member(described[g], i);
+      GroupMemberView v;
+      v.member_id = rd_kafka_MemberDescription_consumer_id(m);
+      const char* instance = rd_kafka_MemberDescription_group_instance_id(m);
+      v.instance_id = instance ? instance : "";
+      v.host = rd_kafka_MemberDescription_host(m);
+      const auto* assignment = rd_kafka_MemberDescription_assignment(m);
+      v.assigned = to_vector(rd_kafka_MemberAssignment_partitions(assignment));
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
 GroupMember::GroupMember(const SourceConfig& source, std::string group_id, std::string instance_id,
                          bool verbose)
     : group_id_(std::move(group_id)) {

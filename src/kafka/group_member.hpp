@@ -36,6 +36,21 @@ inline constexpr std::chrono::milliseconds kWorkerSessionTimeout{12000};
 // or "" when it is.
 std::string worker_id_refusal(const std::string& id);
 
+// A member of a consumer group as the group's coordinator describes it.
+struct GroupMemberView {
+  std::string member_id;
+  std::string instance_id;  // the worker ID (static membership); "" for a dynamic member
+  std::string host;
+  std::vector<TopicPartition> assigned;
+};
+
+// The members of consumer group `group_id` (rd_kafka_DescribeConsumerGroups) through `client`'s
+// handle, waiting at most `timeout`. Empty for a group with no members (or none at all).
+// Throws transient when the cluster does not answer, fatal_run on a refusal (no DESCRIBE on
+// the group).
+std::vector<GroupMemberView> describe_group(Client& client, const std::string& group_id,
+                                            std::chrono::milliseconds timeout);
+
 class GroupMember {
  public:
   // What the member is told by the group. Each call happens before the member acknowledges
