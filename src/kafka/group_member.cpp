@@ -63,7 +63,8 @@ std::vector<GroupMemberView> describe_group(Client& client, const std::string& g
   const char* groups[] = {group_id.c_str()};
   rd_kafka_DescribeConsumerGroups(rk, groups, 1, options.get(), queue.get());
   EventPtr event(rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
-  if (!event) throw make_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "describing consumer group " + group_id);
+  if (!event)
+    throw make_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "describing consumer group " + group_id);
   if (const auto e = rd_kafka_event_error(event.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR)
     throw make_error(e, "describing consumer group " + group_id);
   const auto* result = rd_kafka_event_DescribeConsumerGroups_result(event.get());
@@ -104,6 +105,7 @@ GroupMember::GroupMember(const SourceConfig& source, std::string group_id, std::
     on_rebalance(err, list);
   };
   client_ = std::make_unique<Client>(source, options);
+  rk_ = client_->handle();
   // The client's callbacks (errors, logs) are served by the consumer poll too.
   rd_kafka_poll_set_consumer(client_->handle());
 }
@@ -124,10 +126,10 @@ void GroupMember::subscribe(const std::vector<std::string>& topics) {
 
 void GroupMember::on_rebalance(rd_kafka_resp_err_t err,
                                rd_kafka_topic_partition_list_t* partitions) {
-  rd_kafka_t* rk = client_ ? client_->handle() : nullptr;
+  // Not client_->handle(): while the client is being destroyed (close()), client_ is null.
+  rd_kafka_t* rk = rk_;
   if (closing_) {
     // Closing: the session has committed what it will; give everything back now.
-    if (!rk) return;
     if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
       check(rd_kafka_incremental_assign(rk, partitions), "acknowledging an assignment");
     } else {

@@ -110,6 +110,7 @@ class GroupMember {
   std::vector<Change> pending_;  // told by librdkafka in the current poll, not yet applied
   std::set<TopicPartition> owned_;
   bool closing_ = false;            // close() or the destructor: changes are acknowledged at once
+  rd_kafka_t* rk_ = nullptr;        // client_'s handle, for the callbacks of its destruction
   std::unique_ptr<Client> client_;  // last: destroyed first, while the rest still stands
 };
 

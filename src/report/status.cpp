@@ -119,17 +119,31 @@ std::string format_status(const Manifest& manifest, StateStore& warehouse,
     for (const auto& s : stopped) w.begin_object().field("topic", s.topic).field("table", s.table).field("error", s.error).end_object();
     w.end_array().key("workers").begin_array();
     for (const auto& wk : workers) {
-      w.begin_object().field("worker_id", wk.worker_id).field("host", wk.host).field("pid", wk.pid)
-          .field("partitions", wk.partitions).field("heartbeat_at", utc_time(wk.heartbeat_at_ms));
+      w.begin_object()
+          .field("worker_id", wk.worker_id)
+          .field("host", wk.host)
+          .field("pid", wk.pid)
+          .field("partitions", wk.partitions)
+          .field("heartbeat_at", utc_time(wk.heartbeat_at_ms));
       w.end_object();
     }
-    w.end_array().key("workers_group").begin_object().field("group", "krow-" + manifest.name + ".workers");
+    w.end_array()
+        .key("workers_group")
+        .begin_object()
+        .field("group", "krow-" + manifest.name + ".workers");
     if (!cluster.group_why_not.empty()) w.field("error", cluster.group_why_not);
     w.key("members").begin_array();
     for (const auto& m : cluster.group_members) {
-      w.begin_object().field("worker_id", m.worker_id).field("host", m.host).key("assigned").begin_array();
+      w.begin_object()
+          .field("worker_id", m.worker_id)
+          .field("host", m.host)
+          .key("assigned")
+          .begin_array();
       for (const auto& tp : m.assigned)
-        w.begin_object().field("topic", tp.topic).field("partition", tp.partition.value()).end_object();
+        w.begin_object()
+            .field("topic", tp.topic)
+            .field("partition", tp.partition.value())
+            .end_object();
       w.end_array().end_object();
     }
     w.end_array().end_object();
@@ -175,13 +189,15 @@ std::string format_status(const Manifest& manifest, StateStore& warehouse,
     }
     std::string partitions;
     for (const auto& [topic, list] : by_topic) partitions += " " + topic + ":" + list;
-    out << "  member " << (m.worker_id.empty() ? std::string("(no worker ID)") : m.worker_id) << " on "
-        << m.host << ": " << m.assigned.size() << " partition(s)" << partitions << "\n";
+    out << "  member " << (m.worker_id.empty() ? std::string("(no worker ID)") : m.worker_id)
+        << " on " << m.host << ": " << m.assigned.size() << " partition(s)" << partitions << "\n";
   }
-  if (!cluster.group_why_not.empty() && !workers.empty()) out << "  the group could not be described: " << cluster.group_why_not << "\n";
+  if (!cluster.group_why_not.empty() && !workers.empty())
+    out << "  the group could not be described: " << cluster.group_why_not << "\n";
   for (const auto& wk : workers)
-    out << "  recorded " << wk.worker_id << " on " << wk.host << " (pid " << wk.pid << "), last seen "
-        << utc_time(wk.heartbeat_at_ms) << ": " << (wk.partitions.empty() ? "no partitions" : wk.partitions) << "\n";
+    out << "  recorded " << wk.worker_id << " on " << wk.host << " (pid " << wk.pid
+        << "), last seen " << utc_time(wk.heartbeat_at_ms) << ": "
+        << (wk.partitions.empty() ? "no partitions" : wk.partitions) << "\n";
   if (!runs.empty()) out << "\nRecent runs:\n";
   for (const auto& r : runs)
     out << "  " << r.run_id << "  " << utc_time(r.started_at_ms) << "  " << r.status << "  "

@@ -67,6 +67,9 @@ class SyncTest : public ::testing::Test {
   RunOutput krow(const std::vector<std::string>& args);
   // Starts the krow binary without waiting; returns its pid (output to files in the folder).
   pid_t start_krow(const std::vector<std::string>& args);
+  // As start_krow, with its output in `out` and `err` (several krows running at once).
+  pid_t start_krow_to(const std::vector<std::string>& args, const std::filesystem::path& out,
+                      const std::filesystem::path& err);
 
   // Starts the krow binary (as start_krow) and freezes it with SIGSTOP as soon as it has
   // committed (or, with publish: staged, staged) its first batch, so that a test can change the cluster under a running sync;

@@ -205,7 +205,18 @@ PostgresWarehouse::PostgresWarehouse(const WarehouseConfig& config, const std::s
                                            ", which cannot hold every message: krow needs a UTF8 database "
                                            "(CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)");
   start_session();
-  if (mode_ != OpenMode::read_only) {
+  if (mode_ == OpenMode::worker) {
+    // Workers start together: one at a time makes (or upgrades) the state tables.
+    lock_sync(std::chrono::seconds(config_.retry_timeout_s));
+    try {
+      create_state();
+    } catch (...) {
+      unlock_sync();
+      throw;
+    }
+    unlock_sync();
+    has_state_ = true;
+  } else if (mode_ == OpenMode::write) {
     create_state();
     has_state_ = true;
   } else {
