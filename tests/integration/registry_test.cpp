@@ -188,6 +188,10 @@ TEST_P(Registry, EveryReferenceScenarioDecodesToItsExpectation) {
     // U+0000 in a string: jsonb cannot hold it, so PostgreSQL keeps that value as its JSON text
     // with a note (Engines/PlainValues.JsonTheEngineCannotHoldIsKeptWithTheReason).
     if (s == "avro-nul" && engine() == "postgres") continue;
+    // Integers beyond 64 bits, which this test's JSON parser cannot read back; typed columns
+    // are what that scenario is for (Engines/TypedColumns.IntegersBeyond64BitsEmptyOnlyTheir
+    // CellAndZonedTimesFit checks its rows, value JSON included).
+    if (s == "json-schema-edges") continue;
     const auto topic = unique_name("ref-" + s);
     produced.push_back({s, topic, produce(s, topic)});
     topics.push_back(topic);
