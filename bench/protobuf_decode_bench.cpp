@@ -157,7 +157,7 @@ void BM_ProtobufParseOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_ProtobufParseOnly);
 
-// Parse plus protobuf's own JSON printer with the options SPEC.md's rules call for.
+// Parse plus protobuf's own JSON printer with the options krow's row contract (docs/row-contract.md) calls for.
 void BM_ProtobufMessageToJsonString(benchmark::State& state) {
   Fixture& f = fixture();
   gpb::util::JsonPrintOptions options;

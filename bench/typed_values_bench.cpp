@@ -16,8 +16,8 @@
 
 namespace {
 
+using krow::ColumnType;
 using krow::columns::ColumnSpec;
-using krow::columns::ColumnType;
 
 constexpr std::string_view kValue =
     R"({"event_id":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","order_id":"9007199254740993",)"

@@ -1,5 +1,5 @@
 #pragma once
-// How a key or value was read: the `key_format` / `value_format` vocabulary of SPEC.md §3.
+// How a key or value was read: the `key_format` / `value_format` vocabulary of docs/row-contract.md.
 
 #include <cstdint>
 #include <string_view>

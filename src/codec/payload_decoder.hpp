@@ -1,5 +1,5 @@
 #pragma once
-// Turns the bytes of a Kafka key or value into the row's text columns (SPEC.md §3).
+// Turns the bytes of a Kafka key or value into the row's text columns (docs/row-contract.md).
 //
 // Pure: bytes in, text appended to a caller-owned arena out. It knows nothing of Kafka
 // handles or warehouses. One decoder per thread (it keeps reusable parsing state).

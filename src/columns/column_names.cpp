@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "rows/row_contract.hpp"
+#include "contract/row_contract.hpp"
 #include "util/text.hpp"
 
 namespace krow::columns {
@@ -28,7 +28,7 @@ std::string clean(const std::string& field) {
 bool reserved(const std::string& name) {
   const auto lower = lower_ascii(name);
   if (lower.rfind(kVariantPrefix, 0) == 0) return true;
-  for (const auto& c : rows::kColumns)
+  for (const auto& c : contract::kColumns)
     if (lower == c.name) return true;
   return false;
 }
@@ -81,7 +81,7 @@ std::string free_name(std::string name, const std::string& base,
 
 std::set<std::string> metadata_names() {
   std::set<std::string> out;
-  for (const auto& c : rows::kColumns) out.insert(std::string(c.name));
+  for (const auto& c : contract::kColumns) out.insert(std::string(c.name));
   return out;
 }
 

@@ -29,7 +29,8 @@ struct ColumnOptions {
   NestedMode nested = NestedMode::flatten;
   std::string separator = "__";  // between the field names of a flattened column
   CollectionMode collections = CollectionMode::json;
-  // The engine's identifier limit in bytes (Warehouse::name_rules()); 0: none to care about.
+  // The engine's identifier limit in bytes (the engine's NameRules, warehouse/capabilities.hpp); 0:
+  // none to care about.
   size_t max_name_bytes = 0;
   // Avro unions as the decoder writes them with `registry.tagged_unions: true`: the branch's
   // type name is then one more step of the path ({"field": {"string": "x"}}).

@@ -8,33 +8,13 @@
 #include <string_view>
 #include <vector>
 
-namespace krow::columns {
+#include "contract/column_type.hpp"
 
-// What a typed column holds. Each is the type of the value's JSON form as krow's decoders
-// write it (SPEC.md §3): 64-bit integers and decimals arrive as strings of exact digits,
-// bytes as base64, dates and times as ISO 8601 text.
-enum class ColumnType : uint8_t {
-  boolean,
-  int32,
-  int64,
-  uint64,  // unsigned 64-bit: beyond BIGINT
-  float32,
-  float64,
-  decimal,    // exact: ColumnSpec::precision (1..38) and scale
-  text,       // UTF-8 text (enums, UUIDs, decimals over 38 digits, durations as text)
-  bytes,      // base64 text of the bytes, as the decoders write them
-  date,       // YYYY-MM-DD
-  time,       // time of day, no zone
-  timestamp,  // an instant (UTC)
-  json,       // one JSON document: nested values kept whole, arrays, maps, unions of several types
-};
+namespace krow::columns {
 
 // The prefix of variant columns (columns/column_evolution): `__krow_nc__<column>` ("not
 // compatible"). No field's column starts with it (columns/column_names).
 inline constexpr std::string_view kVariantPrefix = "__krow_nc__";
-
-// "int64", "decimal", ... (stable: used in `krow schema --format json`).
-std::string_view column_type_name(ColumnType type);
 
 // The largest decimal precision planned as a decimal column; wider ones are text.
 inline constexpr int32_t kMaxDecimalPrecision = 38;

@@ -6,7 +6,7 @@
 
 #include "codec/json_validator.hpp"
 #include "columns/column_names.hpp"
-#include "rows/row_contract.hpp"
+#include "contract/row_contract.hpp"
 #include "util/json_tokens.hpp"
 #include "util/text.hpp"
 
@@ -128,7 +128,7 @@ std::vector<std::string> path_of_name(const std::string& name, const std::string
   std::string rest = name;
   if (rest.rfind("value__", 0) == 0) {
     const auto bare = lower_ascii(rest.substr(7));
-    for (const auto& c : rows::kColumns)
+    for (const auto& c : contract::kColumns)
       if (bare == c.name) return {rest.substr(7)};
   }
   std::vector<std::string> out;

@@ -1,9 +1,5 @@
 #include "doctor/doctor.hpp"
 
-#include <curl/curl.h>
-#include <duckdb.h>
-#include <libpq-fe.h>
-#include <librdkafka/rdkafka.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -14,18 +10,20 @@
 #include <set>
 
 #include "doctor/network_probe.hpp"
+#include "engines/engines.hpp"
+#include "http/curl_info.hpp"
 #include "kafka/access_probe.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "kafka/errors.hpp"
+#include "kafka/library.hpp"
 #include "manifest/manifest.hpp"
-#include "registry/http_client.hpp"
-#include "secrets/secret_store.hpp"
-#include "sync/plan.hpp"
+#include "manifest/saved_source.hpp"
+#include "plan/plan.hpp"
+#include "registry/registry_http.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
-#include "warehouse/adapters.hpp"
 
 namespace krow {
 
@@ -48,39 +46,21 @@ std::string human_bytes(uint64_t b) {
   return buf;
 }
 
-// krow's error sentences end with the fix ("<what happened>. Grant ..."): split there.
-std::pair<std::string, std::string> split_fix(const std::string& message) {
-  size_t best = std::string::npos;
-  for (const char* lead :
-       {". Grant ", ". Check ", ". The topic ", ". Remove ", ". Create ", ". Is the server "}) {
-    const auto at = message.find(lead);
-    if (at != std::string::npos && (best == std::string::npos || at < best)) best = at;
-  }
-  if (best == std::string::npos) return {message, {}};
-  return {message.substr(0, best), message.substr(best + 2)};
-}
-
 bool has(const std::string& text, const char* part) {
   return text.find(part) != std::string::npos;
 }
 
 void library_checks(std::vector<Check>& out) {
-  // krow needs DescribeTopics with topic IDs and ListOffsets with an isolation level.
-  const bool new_enough = rd_kafka_version() >= 0x020400ff;
-  if (new_enough)
-    out.push_back(Check::pass("librdkafka", rd_kafka_version_str()));
+  if (kafka::librdkafka_new_enough())
+    out.push_back(Check::pass("librdkafka", kafka::librdkafka_version()));
   else
     out.push_back(
-        Check::fail("librdkafka", std::string(rd_kafka_version_str()) + " is older than 2.4",
+        Check::fail("librdkafka", kafka::librdkafka_version() + " is older than 2.4",
                     "install librdkafka 2.4 or later (scripts/setup-deps.sh builds one)"));
-  out.push_back(Check::pass("duckdb", duckdb_library_version()));
-  const int pq = PQlibVersion();
-  out.push_back(
-      Check::pass("libpq", std::to_string(pq / 10000) + "." + std::to_string(pq % 10000)));
-  const auto* curl = curl_version_info(CURLVERSION_NOW);
-  out.push_back(
-      Check::pass("libcurl", std::string(curl->version) +
-                                 (curl->ssl_version ? std::string(", ") + curl->ssl_version : "")));
+  for (const auto* engine : engines())
+    for (const auto& [library, version] : engine->library_versions())
+      out.push_back(Check::pass(library, version));
+  out.push_back(Check::pass("libcurl", libcurl_version()));
 }
 
 // Which environment variable a manifest key takes its value from: " (from ${NAME})".
@@ -92,42 +72,15 @@ std::string from_env(const std::vector<EnvReference>& refs, const std::string& k
 
 // Planning needs the stored positions; a warehouse that cannot be opened is planned as one
 // that holds none, so that the cluster side is still checked.
-class NoState final : public Warehouse {
+class NoState final : public StateStore {
  public:
   std::string describe() const override { return "no warehouse state (it could not be opened)"; }
-  NameRules name_rules() const override { return {}; }
-  std::string column_sql_type(const columns::ColumnSpec&) const override { return "?"; }
-  std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string&) override { return std::nullopt; }
-  std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }
-  std::vector<std::string> evolution_sql(const std::string&, const std::vector<columns::ColumnChange>&) const override {
-    return {};
-  }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
-  void create_table(const std::string&, const std::string&, const std::string&,
-                    const TableSettings&, Creation) override {
-    refuse();
-  }
-  void commit(const std::string&, RowBatch&, const std::vector<PositionMove>&, WriteMode) override {
-    refuse();
-  }
-  void begin_staging(const std::string&, const std::vector<std::string>&) override { refuse(); }
-  void stage(const std::string&, RowBatch&, bool) override { refuse(); }
-  void publish(const std::string&, const std::vector<std::string>&, const std::vector<PositionMove>&,
-               WriteMode) override {
-    refuse();
-  }
-  void discard_staged(const std::string&, const std::vector<std::string>&) override { refuse(); }
-  RowCount count_rows(const std::string&, const std::string&, bool, const std::vector<OffsetRange>&) override {
-    return {};
-  }
-  void record_run(const RunRecord&) override { refuse(); }
-  std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
-
- private:
-  [[noreturn]] static void refuse() {
+  void record_run(const RunRecord&) override {
     throw Error(ErrorClass::fatal_run, "krow doctor writes nothing");
   }
+  std::vector<RunRecord> runs(const std::string&, int) override { return {}; }
 };
 
 // What the Kafka checks learnt, for the space estimate.
@@ -185,16 +138,16 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
     kafka::Cluster cluster(*client, wait, wait);
     cluster_id = cluster.cluster_id();
   } catch (const Error& e) {
-    const std::string msg = e.what();
-    const auto [said, fix] = split_fix(msg);
-    if (sasl && (has(msg, "uthentication") || has(msg, "SASL")))
+    const std::string& said = e.said();
+    const std::string& fix = e.fix();
+    if (sasl && kafka::is_authentication_failure(e))
       out.push_back(Check::fail(
           login,
           "authentication failed for source.username '" + s.username + "' (" + s.sasl_mechanism +
               "): " + said,
           "check source.username and source.password" + from_env(refs, "source.password") +
               ": the cluster API key and its secret (a registry key does not work here)"));
-    else if (has(msg, "SSL") || has(msg, "certificate"))
+    else if (kafka::is_tls_failure(e))
       out.push_back(Check::fail(
           login, said, fix.empty() ? "check source.ca_file and source.security_protocol" : fix));
     else
@@ -224,16 +177,16 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
   std::string stage = "planning";
   try {
     kafka::Cluster cluster(*client, wait, wait);
-    std::unique_ptr<Warehouse> state;
+    std::unique_ptr<Warehouse> opened;
     if (wh.usable) {
       try {
-        state = open_warehouse(m.warehouse, m.name, OpenMode::read_only);
+        opened = open_warehouse(m.warehouse, m.name, OpenMode::read_only);
       } catch (const Error&) {
         // Reported by the warehouse checks; the cluster side is still worth checking.
       }
     }
-    if (!state) state = std::make_unique<NoState>();
-    const auto plan = make_plan(cluster, *state, m);
+    NoState none;
+    const auto plan = make_plan(cluster, opened ? static_cast<StateStore&>(*opened) : none, m);
 
     if (plan.topics.empty()) {
       out.push_back(Check::fail(
@@ -247,9 +200,9 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
     std::vector<kafka::ReadProbe> probes;
     for (const auto& t : plan.topics) {
       if (t.topic_id.empty()) {
-        const auto [said, fix] = split_fix(t.error);
-        out.push_back(Check::fail("topic " + t.topic + " DESCRIBE", said,
-                                  fix.empty() ? kafka::read_acl_fix(t.topic, s.username) : fix));
+        out.push_back(Check::fail(
+            "topic " + t.topic + " DESCRIBE", t.error_said.empty() ? t.error : t.error_said,
+            t.error_fix.empty() ? kafka::read_acl_fix(t.topic, s.username) : t.error_fix));
         continue;
       }
       out.push_back(
@@ -335,11 +288,10 @@ void kafka_checks(const Manifest& m, const std::vector<EnvReference>& refs,
       found.manifest_refused = true;
       return;
     }
-    const auto [said, fix] = split_fix(e.what());
-    out.push_back(Check::fail("kafka " + stage, said,
-                              fix.empty() ? "run krow doctor again; if it persists, run "
-                                            "`krow plan` with the manifest for details"
-                                          : fix));
+    out.push_back(Check::fail("kafka " + stage, e.said(),
+                              e.fix().empty() ? "run krow doctor again; if it persists, run "
+                                                "`krow plan` with the manifest for details"
+                                              : e.fix()));
   }
 }
 
@@ -372,7 +324,7 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
     return;
   }
   try {
-    HttpClient http(g, wait);
+    RegistryHttp http(g, wait);
     const auto r = http.get("/subjects");
     const std::string name = "registry authentication";
     if (r.status == 401 || r.status == 403) {
@@ -391,7 +343,7 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
       return;
     }
     if (r.status == 0) {
-      out.push_back(Check::fail(name, "no answer to GET /subjects (" + r.transport_error + ")",
+      out.push_back(Check::fail(name, "no answer to GET /subjects (" + r.error + ")",
                                 "check registry.url and registry.ca_file"));
       return;
     }
@@ -420,10 +372,7 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
     }
     std::string_view first;
     if (subjects.at(0).get_string().get(first)) first = {};
-    char* escaped = curl_easy_escape(nullptr, first.data(), static_cast<int>(first.size()));
-    const auto v =
-        http.get("/subjects/" + std::string(escaped ? escaped : "") + "/versions/latest");
-    curl_free(escaped);
+    const auto v = http.get("/subjects/" + url_escape(first) + "/versions/latest");
     if (v.status == 200)
       out.push_back(Check::pass("registry subjects", std::to_string(subjects.size()) +
                                                          " subject(s); read the latest "
@@ -437,8 +386,9 @@ void registry_checks(const RegistryConfig& g, const std::vector<EnvReference>& r
           "give the registry key read access to the subjects (on Confluent Cloud: the "
           "DeveloperRead role on the subjects)"));
   } catch (const Error& e) {
-    out.push_back(Check::fail("registry authentication", e.what(),
-                              "check the registry settings of the manifest"));
+    out.push_back(
+        Check::fail("registry authentication", e.said(),
+                    e.fix().empty() ? "check the registry settings of the manifest" : e.fix()));
   }
 }
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "doctor/check.hpp"
+#include "util/check.hpp"
 
 namespace krow {
 

@@ -1,59 +1,34 @@
 #include "doctor/network_probe.hpp"
 
-#include <curl/curl.h>
-
-#include <memory>
-#include <mutex>
+#include "http/http_client.hpp"
+#include "util/error.hpp"
 
 namespace krow {
 
 namespace {
 
-struct CurlFree {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-
-struct Attempt {
-  CURLcode rc = CURLE_OK;
-  std::string error;  // libcurl's words
-  std::string ip;     // the address connected to (or tried)
-};
-
-// One connect-only transfer: TCP for "tcp", the TLS handshake too for "tls".
-Attempt connect_only(const Endpoint& e, bool tls, const TlsProbe& settings,
-                     std::chrono::milliseconds timeout) {
-  static std::once_flag init;
-  std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  std::unique_ptr<CURL, CurlFree> curl(curl_easy_init());
-  Attempt a;
-  if (!curl) {
-    a.rc = CURLE_FAILED_INIT;
-    a.error = "libcurl could not create a handle";
-    return a;
-  }
+// One connect-only request: TCP for "tcp", the TLS handshake too for "tls". A client of its
+// own, so that nothing is reused from an earlier attempt and the connection closes with it.
+http::Response connect_only(const Endpoint& e, bool tls, const TlsProbe& settings,
+                            std::chrono::milliseconds timeout) {
   const bool v6 = e.host.find(':') != std::string::npos;
-  const std::string url = std::string(tls ? "https" : "http") + "://" +
-                          (v6 ? "[" + e.host + "]" : e.host) + ":" + e.port;
-  char err[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_CONNECT_ONLY, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, err);
-  curl_easy_setopt(curl.get(), CURLOPT_NOPROXY,
-                   "*");  // the client connects directly, so does the probe
-  if (tls) {
-    curl_easy_setopt(curl.get(), CURLOPT_SSL_VERIFYPEER, settings.verify ? 1L : 0L);
-    curl_easy_setopt(curl.get(), CURLOPT_SSL_VERIFYHOST, settings.verify ? 2L : 0L);
-    if (!settings.ca_file.empty())
-      curl_easy_setopt(curl.get(), CURLOPT_CAINFO, settings.ca_file.c_str());
+  http::Request q;
+  q.url = std::string(tls ? "https" : "http") + "://" + (v6 ? "[" + e.host + "]" : e.host) + ":" +
+          e.port;
+  q.connect_only = true;
+  q.timeout = timeout;
+  q.use_proxy = false;  // the client connects directly, so does the probe
+  q.verify_tls = settings.verify;
+  if (tls) q.ca_file = settings.ca_file;
+  try {
+    http::Client client;
+    return client.send(q);
+  } catch (const Error& error) {  // no handle
+    http::Response r;
+    r.failure = http::Failure::other;
+    r.error = error.what();
+    return r;
   }
-  a.rc = curl_easy_perform(curl.get());
-  if (a.rc != CURLE_OK) a.error = err[0] ? err : curl_easy_strerror(a.rc);
-  char* ip = nullptr;
-  if (curl_easy_getinfo(curl.get(), CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip) a.ip = ip;
-  return a;
 }
 
 }  // namespace
@@ -101,17 +76,17 @@ std::vector<Check> probe_endpoint(const std::string& what, const Endpoint& e, co
   reachable = false;
   const auto seconds = std::to_string((timeout.count() + 999) / 1000);
   const auto tcp = connect_only(e, false, tls, timeout);
-  if (tcp.rc == CURLE_COULDNT_RESOLVE_HOST) {
+  if (tcp.failure == http::Failure::resolve) {
     out.push_back(Check::fail(
         what + " DNS " + e.host, "the host name does not resolve (" + tcp.error + ")",
         "check the host name in " + what + "'s address, and this machine's DNS settings"));
     return out;
   }
-  out.push_back(
-      Check::pass(what + " DNS " + e.host,
-                  "resolves to " + (tcp.ip.empty() ? std::string("an address") : tcp.ip)));
-  if (tcp.rc != CURLE_OK) {
-    const bool timed_out = tcp.rc == CURLE_OPERATION_TIMEDOUT;
+  out.push_back(Check::pass(
+      what + " DNS " + e.host,
+      "resolves to " + (tcp.primary_ip.empty() ? std::string("an address") : tcp.primary_ip)));
+  if (tcp.failure != http::Failure::none) {
+    const bool timed_out = tcp.failure == http::Failure::timeout;
     out.push_back(Check::fail(what + " TCP " + e.text(),
                               timed_out ? "no answer within " + seconds + " s (" + tcp.error + ")"
                                         : "cannot connect (" + tcp.error + ")",
@@ -123,8 +98,9 @@ std::vector<Check> probe_endpoint(const std::string& what, const Endpoint& e, co
                                           "port are right"));
     return out;
   }
-  out.push_back(Check::pass(what + " TCP " + e.text(),
-                            "connected to " + (tcp.ip.empty() ? e.host : tcp.ip) + ":" + e.port));
+  out.push_back(Check::pass(
+      what + " TCP " + e.text(),
+      "connected to " + (tcp.primary_ip.empty() ? e.host : tcp.primary_ip) + ":" + e.port));
   if (!tls.enabled) {
     reachable = true;
     return out;
@@ -133,7 +109,7 @@ std::vector<Check> probe_endpoint(const std::string& what, const Endpoint& e, co
   const std::string ca = tls.ca_file.empty()
                              ? "the system's CA certificates (" + tls.ca_setting + " is not set)"
                              : tls.ca_setting + " " + tls.ca_file;
-  if (hs.rc == CURLE_OK) {
+  if (hs.failure == http::Failure::none) {
     reachable = true;
     out.push_back(Check::pass(
         what + " TLS " + e.text(),
@@ -143,22 +119,21 @@ std::vector<Check> probe_endpoint(const std::string& what, const Endpoint& e, co
     return out;
   }
   std::string fix;
-  switch (hs.rc) {
-    case CURLE_PEER_FAILED_VERIFICATION:
-      if (hs.error.find("name") != std::string::npos ||
-          hs.error.find("subject") != std::string::npos)
-        fix = "the certificate does not name " + e.host +
-              ": use the host name the certificate was issued for";
-      else
-        fix = "the server's certificate is not signed by " + ca + ": set " + tls.ca_setting +
-              " to the PEM file of the CA that signed it (ask the cluster's operator, or see the "
-              "provider's docs)";
+  switch (hs.failure) {
+    case http::Failure::tls_host_name:
+      fix = "the certificate does not name " + e.host +
+            ": use the host name the certificate was issued for";
       break;
-    case CURLE_SSL_CACERT_BADFILE:
+    case http::Failure::tls_untrusted:
+      fix = "the server's certificate is not signed by " + ca + ": set " + tls.ca_setting +
+            " to the PEM file of the CA that signed it (ask the cluster's operator, or see the "
+            "provider's docs)";
+      break;
+    case http::Failure::tls_ca_file:
       fix = tls.ca_setting + " " + tls.ca_file +
             " cannot be used as a CA bundle: point it at a PEM file of CA certificates";
       break;
-    case CURLE_OPERATION_TIMEDOUT:
+    case http::Failure::timeout:
       fix =
           "the port accepted the connection but did not complete a TLS handshake: is it a TLS "
           "listener?";

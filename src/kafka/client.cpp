@@ -116,8 +116,8 @@ void Client::check_connection(std::chrono::milliseconds timeout) {
     serve_callbacks();
     std::string reason;
     if (const auto fatal = fatal_error(&reason); fatal != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      auto e = make_error(fatal, "connecting to the Kafka cluster failed (" + reason + ")");
-      throw Error(ErrorClass::fatal_run, e.what());
+      throw make_error(fatal, "connecting to the Kafka cluster failed (" + reason + ")")
+          .as(ErrorClass::fatal_run);
     }
     if (last == RD_KAFKA_RESP_ERR_NO_ERROR) return;
     if (std::chrono::steady_clock::now() >= deadline) break;

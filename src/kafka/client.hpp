@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "manifest/manifest.hpp"
+#include "kafka/source_config.hpp"
 
 namespace krow::kafka {
 

@@ -57,7 +57,8 @@ EventPtr Cluster::await(rd_kafka_queue_t* queue, const char* what) {
     }
     std::string reason;
     if (const auto fatal = client_.fatal_error(&reason))
-      throw Error(ErrorClass::fatal_run, make_error(fatal, std::string(what) + " failed (" + reason + ")").what());
+      throw make_error(fatal, std::string(what) + " failed (" + reason + ")")
+          .as(ErrorClass::fatal_run);
   }
   throw Error(ErrorClass::transient, std::string(what) + " timed out");
 }

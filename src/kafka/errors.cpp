@@ -85,22 +85,52 @@ std::string read_acl_fix(const std::string& topic, const std::string& principal)
 
 Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal,
                  const std::string& topic) {
-  std::string msg = context + ": " + rd_kafka_err2str(err);
+  std::string fix;
   if (is_topic_authorization(err)) {
-    msg += ". " + read_acl_fix(topic, principal);
+    fix = read_acl_fix(topic, principal);
   } else if (is_topic_missing(err)) {
-    msg += ". The topic no longer exists (deleted, or recreated with a new ID); remove it from the "
-           "manifest's topic selection or recreate it";
+    fix =
+        "The topic no longer exists (deleted, or recreated with a new ID); remove it from the "
+        "manifest's topic selection or recreate it";
   } else if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
              err == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED) {
-    msg += ". Check source.username and source.password (the cluster API key and secret)";
+    fix = "Check source.username and source.password (the cluster API key and secret)";
   } else if (err == RD_KAFKA_RESP_ERR__SSL) {
-    msg += ". Check source.ca_file and that the bootstrap host name matches the broker certificate";
+    fix = "Check source.ca_file and that the bootstrap host name matches the broker certificate";
   } else if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
              err == RD_KAFKA_RESP_ERR__TIMED_OUT) {
-    msg += ". Check that source.bootstrap_servers is reachable from this machine";
+    fix = "Check that source.bootstrap_servers is reachable from this machine";
   }
-  return Error(classify(err), msg);
+  return Error(classify(err), context + ": " + rd_kafka_err2str(err), Fix{std::move(fix)},
+               {"kafka", rd_kafka_err2name(err), topic});
+}
+
+Error make_error(const Message& m, const std::string& context, const std::string& principal) {
+  const auto e = make_error(m.error(), context, principal, m.topic());
+  auto source = e.source();
+  source.partition = m.partition();
+  source.offset = m.offset();
+  return Error(e.error_class(), e.said(), Fix{e.fix()}, std::move(source));
+}
+
+namespace {
+
+bool has_code(const Error& e, std::initializer_list<rd_kafka_resp_err_t> codes) {
+  if (e.source().system != "kafka") return false;
+  for (const auto code : codes)
+    if (e.source().code == rd_kafka_err2name(code)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_authentication_failure(const Error& e) {
+  return has_code(
+      e, {RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED});
+}
+
+bool is_tls_failure(const Error& e) {
+  return has_code(e, {RD_KAFKA_RESP_ERR__SSL});
 }
 
 }  // namespace krow::kafka

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kafka/message.hpp"
 #include "util/error.hpp"
 
 namespace krow::kafka {
@@ -31,7 +32,17 @@ bool is_final_group_refusal(rd_kafka_resp_err_t err);
 std::string read_acl_fix(const std::string& topic, const std::string& principal);
 
 // An Error for `err` with `context` ("describing topic orders") and a sentence naming the fix.
+// Its source is {"kafka", librdkafka's name for `err` ("TOPIC_AUTHORIZATION_FAILED"), `topic`}.
 Error make_error(rd_kafka_resp_err_t err, const std::string& context, const std::string& principal = {},
                  const std::string& topic = {});
+
+// The same for the error a consumed message carries; the source names its topic, partition
+// and offset too.
+Error make_error(const Message& m, const std::string& context, const std::string& principal = {});
+
+// Whether an Error of this layer (make_error) is one of these, told by its librdkafka code:
+// the cluster refused the credentials (SASL), or TLS failed (handshake, certificate).
+bool is_authentication_failure(const Error& e);
+bool is_tls_failure(const Error& e);
 
 }  // namespace krow::kafka

@@ -5,15 +5,12 @@
 
 #include <memory>
 
+#include "util/c_handle.hpp"
+
 namespace krow::kafka {
 
 template <auto Destroy>
-struct Deleter {
-  template <class T>
-  void operator()(T* p) const {
-    if (p) Destroy(p);
-  }
-};
+using Deleter = CDeleter<Destroy>;
 
 using QueuePtr = std::unique_ptr<rd_kafka_queue_t, Deleter<rd_kafka_queue_destroy>>;
 using EventPtr = std::unique_ptr<rd_kafka_event_t, Deleter<rd_kafka_event_destroy>>;

@@ -3,7 +3,7 @@
 // starts. Declared once here (key, flag, description), read from the manifest's `bounds:`
 // section and from the `sync`/`plan` flags, which override the manifest key by key.
 //
-// Every bound is an offset per partition computed at plan time (sync/plan): the run reads
+// Every bound is an offset per partition computed at plan time (plan/plan): the run reads
 // up to, not including, the smallest of them, and never past the last stable offset.
 
 #include <cstdint>

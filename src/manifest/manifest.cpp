@@ -1,5 +1,6 @@
 #include "manifest/manifest.hpp"
 
+#include <strings.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -7,10 +8,10 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <strings.h>
 
+#include "engines/engines.hpp"
+#include "manifest/credentials.hpp"
 #include "util/error.hpp"
-#include "warehouse/adapters.hpp"
 
 namespace krow {
 
@@ -46,18 +47,9 @@ void read_source(const ManifestReader& r, const YAML::Node& node, SourceConfig& 
   if (auto n = node["password"]) s.password = Secret(r.text(n, "password"));
   if (auto n = node["ca_file"]) s.ca_file = r.text(n, "ca_file");
   if (auto n = node["verify_certificates"]) s.verify_certificates = r.boolean(n, "verify_certificates");
-  const bool sasl = s.security_protocol.rfind("SASL_", 0) == 0;
-  if (sasl && (s.username.empty() || s.password.empty()))
+  if (lacks_sasl_credentials(s))
     r.fail(node, "security_protocol " + s.security_protocol +
                      " needs source.username and source.password (use ${ENV_VAR} for the secret)");
-}
-
-bool url_has_credentials(const std::string& url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string::npos) return false;
-  const auto host_end = url.find('/', scheme + 3);
-  return url.substr(scheme + 3, host_end == std::string::npos ? std::string::npos : host_end - scheme - 3)
-             .find('@') != std::string::npos;
 }
 
 void read_registry(const ManifestReader& r, const YAML::Node& node, RegistryConfig& g) {
@@ -90,19 +82,24 @@ void read_warehouse(const ManifestReader& r, const YAML::Node& node, WarehouseCo
   const Section section(r, node, "warehouse");
   if (!node.IsMap()) r.fail(node, "warehouse must be a mapping of keys to values");
   if (section.has("type")) w.type = section.one_of("type", warehouse_types());
-  // BigQuery calls the schema a dataset: either key names it there.
-  const char* schema_key = w.type == "bigquery" && section.has("dataset") ? "dataset" : "schema";
-  if (w.type == "bigquery" && section.has("dataset") && section.has("schema"))
-    section.fail("schema", "warehouse.schema and warehouse.dataset name the same thing: keep dataset");
+  const Engine& engine = engine_of(w.type);
+  // An engine may have its own word for the schema (BigQuery's dataset): either key names it.
+  const auto& alias = engine.schema_key_alias;
+  const std::string schema_key = !alias.empty() && section.has(alias) ? alias : "schema";
+  if (!alias.empty() && section.has(alias) && section.has("schema"))
+    section.fail("schema",
+                 "warehouse.schema and warehouse." + alias + " name the same thing: keep " + alias);
   if (section.has(schema_key)) {
     w.schema = section.text(schema_key);
     static const std::regex ok(R"(^[A-Za-z_][A-Za-z0-9_]{0,62}$)");
     if (!std::regex_match(w.schema, ok))
-      section.fail(schema_key, std::string("warehouse.") + schema_key + " must be a plain identifier (letters, digits, _; at most 63), not '" +
-                                 w.schema + "'");
+      section.fail(schema_key,
+                   "warehouse." + schema_key +
+                       " must be a plain identifier (letters, digits, _; at most 63), not '" +
+                       w.schema + "'");
   }
   if (section.has("retry_timeout")) w.retry_timeout_s = static_cast<int>(section.size("retry_timeout", 1, 86400));
-  w.settings = parse_warehouse_settings(w.type, section, {"type", "schema", "retry_timeout"});
+  w.settings = engine.parse_settings(section, {"type", "schema", "retry_timeout"});
 }
 
 void read_bounds(const ManifestReader& r, const YAML::Node& node, BoundsConfig& b) {

@@ -9,36 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "kafka/source_config.hpp"
 #include "manifest/bounds.hpp"
 #include "manifest/quality.hpp"
-#include "manifest/secret.hpp"
 #include "manifest/table_settings.hpp"
-#include "manifest/section.hpp"
+#include "registry/registry_config.hpp"
+#include "rows/row_batch.hpp"
+#include "settings/section.hpp"
+#include "util/secret.hpp"
 #include "warehouse/warehouse_config.hpp"
 
 namespace krow {
-
-struct SourceConfig {
-  std::string bootstrap_servers;           // host:port[,host:port...]
-  std::string security_protocol = "PLAINTEXT";  // PLAINTEXT | SSL | SASL_SSL | SASL_PLAINTEXT
-  std::string sasl_mechanism = "PLAIN";    // PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512
-  std::string username;                    // API key on Confluent Cloud
-  Secret password;                         // API secret on Confluent Cloud
-  std::string ca_file;                     // PEM CA bundle; system CAs when empty
-  bool verify_certificates = true;         // TLS peer and host name verification
-  int connect_timeout_s = 30;              // how long to wait for the cluster to answer
-  int retry_timeout_s = 300;               // outage tolerated mid-sync before giving up
-};
-
-// Optional Schema Registry (Confluent-compatible API), with its own key and secret.
-struct RegistryConfig {
-  std::string url;         // e.g. https://psrc-xxxxx.eu-central-1.aws.confluent.cloud; empty: none
-  std::string username;    // registry API key
-  Secret password;         // registry API secret
-  std::string ca_file;     // PEM CA bundle; system CAs when empty
-  bool tagged_unions = false;  // Avro unions as {"branch": value} instead of the plain value
-  bool configured() const { return !url.empty(); }
-};
 
 struct TopicSelection {
   std::vector<std::string> names;     // exact topic names
@@ -46,13 +27,6 @@ struct TopicSelection {
   std::vector<std::string> globs;     // shell-style: *, ?, [abc]
   std::vector<std::string> exclude;   // globs removed from the selection
   bool selects_all() const { return names.empty() && prefixes.empty() && globs.empty(); }
-};
-
-struct BatchConfig {
-  // 40,960: whole row groups in the DuckDB files krow writes (see the DuckDB adapter), and
-  // within the contract's "at most 50,000 messages".
-  int64_t max_messages = 40960;
-  int64_t max_bytes = 16ll << 20;
 };
 
 struct LimitsConfig {

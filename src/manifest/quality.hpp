@@ -9,16 +9,16 @@
 //       - {id: not_empty, type: min_rows, side: target, min: 1, severity: warn}
 //
 // Each gate is checked on every table of the run (or those it names in `tables:`) and fails
-// when one of them fails. The checks themselves are in sync/quality_gates.
+// when one of them fails. The checks themselves are in plan/quality_gates.
+
+#include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
-#include "manifest/section.hpp"
+#include "settings/section.hpp"
 
 namespace krow {
 

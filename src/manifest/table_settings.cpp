@@ -4,23 +4,11 @@
 
 #include <regex>
 
-#include "warehouse/adapters.hpp"
+#include "engines/engines.hpp"
 
 namespace krow {
 
 namespace {
-
-// "DuckDB and PostgreSQL": the engines that take what `takes` asks of them.
-template <class Takes>
-std::string engines_that(Takes&& takes) {
-  std::vector<std::string> names;
-  for (const auto& type : warehouse_types())
-    if (takes(warehouse_capabilities(type))) names.push_back(warehouse_capabilities(type).engine);
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
-  return out;
-}
 
 // Refuses, at its line, an option of rule `where` that the engine does not write.
 void refuse_what_the_engine_cannot_write(const ManifestReader& r, const YAML::Node& s,

@@ -16,12 +16,12 @@
 // newest message's; a tombstone deletes it unless `tombstones: keep`), `full_refresh` (each
 // run re-reads the whole retained topic and replaces the table's rows in one transaction).
 
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
-#include "manifest/section.hpp"
+#include "settings/section.hpp"
 #include "warehouse/table_strategy.hpp"
 
 namespace krow {

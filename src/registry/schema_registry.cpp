@@ -1,12 +1,12 @@
 #include "registry/schema_registry.hpp"
 
-#include <curl/curl.h>
 #include <simdjson.h>
 
 #include <cstdint>
 #include <string_view>
 #include <thread>
 
+#include "http/curl_info.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
 
@@ -18,13 +18,6 @@ namespace {
 struct Refusal {
   std::string reason;
 };
-
-std::string escape(const std::string& s) {
-  char* e = curl_easy_escape(nullptr, s.c_str(), static_cast<int>(s.size()));
-  std::string out(e ? e : "");
-  curl_free(e);
-  return out;
-}
 
 // `text` cut to `max` bytes and reduced to printable ASCII on one line: registry answers are
 // quoted in one-line reasons, and a hostile one may hold anything.
@@ -133,35 +126,35 @@ SchemaRegistry::Fetched SchemaRegistry::get(const std::string& path, const std::
   for (;;) {
     ++requests_;
     const auto r = http_.get(path);
-    if (r.over_limit)
+    if (r.failure == http::Failure::too_large)
       throw Refusal{
           "the schema registry's answer for " + where + " (HTTP " + std::to_string(r.status) +
           ") is " + (r.size_announced ? "announced as " : "at least ") +
           with_thousands(r.body_bytes) + " bytes, over krow's limit of " +
-          with_thousands(HttpClient::kMaxBodyBytes) +
+          with_thousands(RegistryHttp::kMaxBodyBytes) +
           " bytes for one answer, so it was not read; no real schema is that large (Confluent's "
           "registry keeps each one in a message of about 1 MB at most)" +
           std::string(kCheckUrl)};
-    if (r.status == 0 && !r.transient)
-      throw Refusal{"the schema registry at " + config_.url + " cannot be used: " + r.transport_error +
+    if (r.status == 0 && !r.transient())
+      throw Refusal{"the schema registry at " + config_.url + " cannot be used: " + r.error +
                     " (check registry.url and registry.ca_file)"};
     const bool transient = r.status == 0 || r.status == 429 || r.status >= 500 || r.status == 408;
-    if (!transient) return {r.status, r.body, r.content_type};
-    last = r.status == 0 ? r.transport_error : "HTTP " + std::to_string(r.status);
+    if (!transient) return {r.status, r.body, r.header("content-type").value_or("")};
+    last = r.status == 0 ? r.error : "HTTP " + std::to_string(r.status);
     auto wait = backoff;
-    if (r.status == 429 && !r.retry_after.empty()) {
-      try {
-        wait = std::chrono::seconds(std::stoi(r.retry_after));
-      } catch (...) {
-      }
-    }
+    // Retry-After in seconds (its HTTP-date form is not used by registries; it is ignored).
+    if (r.status == 429)
+      if (const auto seconds = parse_int64(r.header("retry-after").value_or(""));
+          seconds && *seconds >= 0)
+        wait = std::chrono::seconds(std::min<int64_t>(*seconds, retry_budget_.count() + 1));
     if (std::chrono::steady_clock::now() + wait > deadline)
-      throw Error(
-          ErrorClass::transient,
-          without_password(
-              "the schema registry at " + config_.url + " kept failing (" + last + ") for " +
-              std::to_string(retry_budget_.count()) + " s, asked for " + where +
-              "; " + when_failing_));
+      throw Error(ErrorClass::transient,
+                  without_password("the schema registry at " + config_.url + " kept failing (" +
+                                   last + ") for " + std::to_string(retry_budget_.count()) +
+                                   " s, asked for " + where),
+                  Fix{when_failing_, "; "},
+                  {"schema registry", r.status == 0 ? http::failure_name(r.failure)
+                                                    : "HTTP " + std::to_string(r.status)});
     std::this_thread::sleep_for(wait);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(30000));
   }
@@ -249,7 +242,7 @@ std::shared_ptr<const ResolvedSchema> SchemaRegistry::by_subject_version(const s
         std::string(kCheckUrl)};
   resolving_[key] = true;
   const auto r =
-      get("/subjects/" + escape(subject) + "/versions/" + std::to_string(version), where);
+      get("/subjects/" + url_escape(subject) + "/versions/" + std::to_string(version), where);
   if (r.status == 401 || r.status == 403) refused(r.status, where);
   if (r.status != 200)
     throw Refusal{
@@ -316,7 +309,7 @@ SchemaRegistry::Answer SchemaRegistry::latest(const std::string& subject) {
   const auto where = "the latest version of subject \"" + printable(subject) + "\"";
   Answer a;
   try {
-    const auto r = get("/subjects/" + escape(subject) + "/versions/latest", where);
+    const auto r = get("/subjects/" + url_escape(subject) + "/versions/latest", where);
     if (r.status == 200) {
       simdjson::dom::parser parser;
       simdjson::dom::element doc;

@@ -8,7 +8,7 @@
 // Retry-After) are retried with exponential backoff up to `retry_budget`, then throw
 // Error(transient). Definitive answers (404 schema not found, 401/403, and answers that are
 // not a registry's: HTML pages, JSON of the wrong shape, bodies over
-// HttpClient::kMaxBodyBytes, references nested past kMaxReferenceDepth) are returned, never
+// RegistryHttp::kMaxBodyBytes, references nested past kMaxReferenceDepth) are returned, never
 // thrown. No reason or message ever holds the registry password.
 // Thread: one thread at a time.
 
@@ -18,8 +18,8 @@
 #include <string>
 
 #include "codec/schema_decoder.hpp"
-#include "manifest/manifest.hpp"
-#include "registry/http_client.hpp"
+#include "registry/registry_config.hpp"
+#include "registry/registry_http.hpp"
 
 namespace krow {
 
@@ -76,7 +76,7 @@ class SchemaRegistry {
   std::string without_password(std::string text) const;
 
   RegistryConfig config_;
-  HttpClient http_;
+  RegistryHttp http_;
   std::chrono::seconds retry_budget_;
   std::map<int32_t, Answer> by_id_;
   std::map<std::pair<std::string, int64_t>, std::shared_ptr<const ResolvedSchema>> by_version_;

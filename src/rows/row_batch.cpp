@@ -41,19 +41,35 @@ std::vector<OffsetRange> TableRows::offset_ranges() const {
   return out;
 }
 
-void RowBatch::drop_rows(size_t table) {
+std::vector<Row> RowBatch::drop_rows(size_t table, std::optional<Partition> partition) {
   auto& t = tables_[table];
-  rows_ -= t.rows.size();
-  t.rows.clear();
-  t.cells.clear();
+  std::vector<Row> dropped;
+  const size_t width = t.typed_count();
+  size_t kept = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (!partition || t.rows[i].partition == *partition) {
+      dropped.push_back(t.rows[i]);
+      continue;
+    }
+    if (kept != i) {
+      t.rows[kept] = t.rows[i];
+      std::copy_n(t.cells.begin() + static_cast<std::ptrdiff_t>(i * width), width,
+                  t.cells.begin() + static_cast<std::ptrdiff_t>(kept * width));
+    }
+    ++kept;
+  }
+  t.rows.resize(kept);
+  t.cells.resize(kept * width);
+  rows_ -= dropped.size();
   if (t.encoded) t.encoded->current = false;
+  return dropped;
 }
 
-void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIndex column, Fallback how,
-                                  std::string_view reason) {
+void RowBatch::replace_unstorable(size_t table, size_t row_index, contract::ColumnIndex column,
+                                  Fallback how, std::string_view reason) {
   Row& row = tables_[table].rows[row_index];
   if (tables_[table].encoded) tables_[table].encoded->current = false;
-  const std::string column_name(rows::kColumns[column].name);
+  const std::string column_name(contract::kColumns[column].name);
   auto as_text = [&](Slice& json) {
     const auto text = std::string(json.view(arena_));  // the arena may move while it grows
     const size_t start = arena_.size();
@@ -62,7 +78,7 @@ void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIn
   };
   std::string note;
   switch (column) {
-    case rows::kValue:
+    case contract::kValue:
       if (how == Fallback::as_text && row.value.text.present) {
         as_text(row.value.text);
         row.value.format = Format::string;
@@ -72,7 +88,7 @@ void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIn
         note = "value not stored: ";
       }
       break;
-    case rows::kHeaders:
+    case contract::kHeaders:
       if (how == Fallback::as_text && row.headers.present) {
         as_text(row.headers);
         note = "headers stored as their JSON text in a string: ";
@@ -81,15 +97,31 @@ void RowBatch::replace_unstorable(size_t table, size_t row_index, rows::ColumnIn
         note = "headers not stored: ";
       }
       break;
-    case rows::kKey: row.key.text = {}; break;
-    case rows::kKeyFormat: row.key.format = Format::none; break;
-    case rows::kKeySchemaId: row.key.schema_id.reset(); break;
-    case rows::kValueFormat: row.value.format = Format::none; break;
-    case rows::kValueSchemaId: row.value.schema_id.reset(); break;
-    case rows::kValueBase64: row.value.base64 = {}; break;
-    case rows::kTimestamp:
-    case rows::kTimestampType: row.timestamp_type = rows::TimestampType::none; break;
-    case rows::kDecodeError: row.decode_error = {}; break;
+    case contract::kKey:
+      row.key.text = {};
+      break;
+    case contract::kKeyFormat:
+      row.key.format = Format::none;
+      break;
+    case contract::kKeySchemaId:
+      row.key.schema_id.reset();
+      break;
+    case contract::kValueFormat:
+      row.value.format = Format::none;
+      break;
+    case contract::kValueSchemaId:
+      row.value.schema_id.reset();
+      break;
+    case contract::kValueBase64:
+      row.value.base64 = {};
+      break;
+    case contract::kTimestamp:
+    case contract::kTimestampType:
+      row.timestamp_type = contract::TimestampType::none;
+      break;
+    case contract::kDecodeError:
+      row.decode_error = {};
+      break;
     default: return;  // NOT NULL columns
   }
   if (note.empty()) note = column_name + " not stored: ";

@@ -7,22 +7,32 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "codec/decoded.hpp"
-#include "rows/row_contract.hpp"
+#include "contract/row_contract.hpp"
 #include "rows/typed_values.hpp"
 #include "util/ids.hpp"
 
 namespace krow {
 
+// When a batch is full (the manifest's `batch:`): each batch and the positions it advances
+// commit in one warehouse transaction.
+struct BatchConfig {
+  // 40,960: whole row groups in the DuckDB files krow writes (see the DuckDB adapter), and
+  // within the contract's "at most 50,000 messages".
+  int64_t max_messages = 40960;
+  int64_t max_bytes = 16ll << 20;
+};
+
 struct Row {
   Partition partition;
   Offset offset;
   int64_t timestamp_ms = 0;
-  rows::TimestampType timestamp_type = rows::TimestampType::none;
+  contract::TimestampType timestamp_type = contract::TimestampType::none;
   Decoded key;
   Decoded value;
   int32_t value_size_bytes = 0;
@@ -79,8 +89,9 @@ class RowBatch {
   // Empties the batch but keeps its memory for the next one.
   void clear();
 
-  // Removes the rows of one table slot (their text stays in the arena until clear()).
-  void drop_rows(size_t table);
+  // Removes the rows of one table slot, or only those of `partition` (their text stays in
+  // the arena until clear()). Returns the rows removed.
+  std::vector<Row> drop_rows(size_t table, std::optional<Partition> partition = std::nullopt);
 
   // How a column value the warehouse cannot store is stored instead.
   enum class Fallback {
@@ -91,7 +102,8 @@ class RowBatch {
   // to the row's decode_error), so that the row is stored and its batch commits. Only JSON
   // columns have `as_text`; other columns always become NULL. NOT NULL columns (id, topic ID,
   // partition, offset, tombstone flag) hold what every engine stores and are left alone.
-  void replace_unstorable(size_t table, size_t row, rows::ColumnIndex column, Fallback how, std::string_view reason);
+  void replace_unstorable(size_t table, size_t row, contract::ColumnIndex column, Fallback how,
+                          std::string_view reason);
   // The same for a typed column (its index in the table's layout): the cell becomes NULL.
   void replace_unstorable_typed(size_t table, size_t row, size_t column, std::string_view reason);
 

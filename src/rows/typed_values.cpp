@@ -15,7 +15,6 @@ namespace krow::rows {
 namespace {
 
 namespace od = simdjson::ondemand;
-using columns::ColumnType;
 
 bool digits(std::string_view s, size_t at, size_t n, int& out) {
   if (at + n > s.size()) return false;

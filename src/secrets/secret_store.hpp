@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "manifest/manifest.hpp"
+#include "kafka/source_config.hpp"
+#include "registry/registry_config.hpp"
 
 namespace krow {
 
@@ -46,13 +47,5 @@ class SecretStore {
 
 // Checks a source name: letters, digits, '.', '_', '-'; throws Error(config) otherwise.
 void check_source_name(const std::string& name);
-
-}  // namespace krow
-
-namespace krow {
-
-// For a manifest whose source is `saved: NAME`: fills its source (and its registry, when the
-// manifest has none) from the encrypted store, and records the bound cluster ID.
-void resolve_saved_source(Manifest& manifest);
 
 }  // namespace krow

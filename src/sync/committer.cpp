@@ -5,12 +5,15 @@
 #include <cstdlib>
 
 #include "util/error.hpp"
+#include "util/fault_injection.hpp"
 
 namespace krow {
 
-Committer::Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, bool staged,
-                     std::chrono::seconds retry_budget, std::unique_ptr<RowBatch> spare, AfterCommit after_commit)
-    : warehouse_(warehouse),
+Committer::Committer(BatchWriter& writer, StateStore& state, std::string sync_id,
+                     BatchWriter::WriteMode mode, bool staged, std::chrono::seconds retry_budget,
+                     std::unique_ptr<RowBatch> spare, AfterCommit after_commit)
+    : writer_(writer),
+      state_(state),
       sync_id_(std::move(sync_id)),
       mode_(mode),
       staged_(staged),
@@ -37,7 +40,7 @@ void Committer::expect(const TopicId& topic_id, Partition partition, std::option
 
 void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Position>& moved) {
   if (moved.empty() && batch->row_count() == 0) return;
-  warehouse_.encode(*batch);  // here, while the writing thread still writes the batch before
+  writer_.encode(*batch);  // here, while the writing thread still writes the batch before
   Job job;
   for (const auto& p : moved) {
     auto& t = tracked_[{p.topic_id, p.partition}];
@@ -79,19 +82,19 @@ void Committer::loop() {
     }
     std::exception_ptr error;
     const auto t0 = std::chrono::steady_clock::now();
-    const bool trace = std::getenv("KROW_TRACE_BATCHES") != nullptr;
     // Tests kill krow while a batch is being written: they wait for this line.
-    if (trace)
+    if (fault::trace_batches())
       std::fprintf(stderr, "krow: batch of %zu rows being written\n", job.batch->row_count());
     try {
-      if (staged_) with_retries({}, [&](bool again) { warehouse_.stage(sync_id_, *job.batch, again); });
+      if (staged_)
+        with_retries({}, [&](bool again) { writer_.stage(sync_id_, *job.batch, again); });
       else write(*job.batch, job.moves);
       if (after_commit_ && !staged_) {
         std::vector<Position> stored;
         for (const auto& m : job.moves) stored.push_back(m.to);
         after_commit_(stored);
       }
-      if (trace)
+      if (fault::trace_batches())
         std::fprintf(stderr, "krow: batch of %zu rows %s in %.1f ms\n", job.batch->row_count(),
                      staged_ ? "staged" : "committed",
                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -121,7 +124,7 @@ std::chrono::milliseconds backoff(int attempt) {
 }  // namespace
 
 void Committer::write(RowBatch& batch, const std::vector<PositionMove>& moves) {
-  with_retries(moves, [&](bool) { warehouse_.commit(sync_id_, batch, moves, mode_); });
+  with_retries(moves, [&](bool) { writer_.commit(sync_id_, batch, moves, mode_); });
 }
 
 void Committer::publish(const std::vector<std::string>& tables) {
@@ -130,7 +133,7 @@ void Committer::publish(const std::vector<std::string>& tables) {
   if (run_moves_.empty()) return discard(tables);
   std::vector<PositionMove> moves;
   for (const auto& [partition, m] : run_moves_) moves.push_back(m);
-  with_retries(moves, [&](bool) { warehouse_.publish(sync_id_, tables, moves, mode_); });
+  with_retries(moves, [&](bool) { writer_.publish(sync_id_, tables, moves, mode_); });
   if (after_commit_) {
     std::vector<Position> stored;
     for (const auto& m : moves) stored.push_back(m.to);
@@ -139,7 +142,7 @@ void Committer::publish(const std::vector<std::string>& tables) {
 }
 
 void Committer::discard(const std::vector<std::string>& tables) {
-  with_retries({}, [&](bool) { warehouse_.discard_staged(sync_id_, tables); });
+  with_retries({}, [&](bool) { writer_.discard_staged(sync_id_, tables); });
   rows_ = 0;
 }
 
@@ -161,12 +164,16 @@ void Committer::with_retries(const std::vector<PositionMove>& moves, Attempt&& a
       // Did it land after all? Only the stored positions can say.
       if (committed_anyway(moves, *deadline)) return;
       if (e.error_class() == ErrorClass::conflict)
-        throw Error(ErrorClass::fatal_run, std::string(e.what()) + "; nothing of this batch was written");
+        throw Error(ErrorClass::fatal_run,
+                    std::string(e.what()) + "; nothing of this batch was written", e.source());
       if (std::chrono::steady_clock::now() + backoff(n) > *deadline)
         throw Error(ErrorClass::transient,
-                    std::string(e.what()) + " (retried for " + std::to_string(retry_budget_.count()) +
-                        " s, warehouse.retry_timeout). Everything up to the last committed batch is kept; run the sync "
-                        "again once the warehouse is back");
+                    std::string(e.what()) + " (retried for " +
+                        std::to_string(retry_budget_.count()) + " s, warehouse.retry_timeout)",
+                    Fix{"Everything up to the last committed batch is kept; run the sync again "
+                        "once the warehouse is "
+                        "back"},
+                    e.source());
       ++retries_;
       std::this_thread::sleep_for(backoff(n));
     }
@@ -181,7 +188,7 @@ bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
   std::vector<Position> stored;
   for (int attempt = 1;; ++attempt) {
     try {
-      stored = warehouse_.positions(sync_id_);
+      stored = state_.positions(sync_id_);
       break;
     } catch (const Error& e) {
       if (e.error_class() != ErrorClass::transient || std::chrono::steady_clock::now() + backoff(attempt) > deadline)
@@ -203,11 +210,13 @@ bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
   }
   if (all_to) return true;
   if (all_from) return false;
-  throw Error(ErrorClass::fatal_run,
-              "the positions of sync '" + sync_id_ + "' in " + warehouse_.describe() +
-                  " were moved by someone else while this sync ran (another krow with the same sync ID and warehouse "
-                  "schema, or a manual change); nothing of this batch was written. Make sure one sync at a time "
-                  "writes them, then run the sync again");
+  throw Error(ErrorClass::fatal_run, "the positions of sync '" + sync_id_ + "' in " +
+                                         state_.describe() +
+                                         " were moved by someone else while this sync ran (another "
+                                         "krow with the same sync ID and warehouse "
+                                         "schema, or a manual change); nothing of this batch was "
+                                         "written. Make sure one sync at a time "
+                                         "writes them, then run the sync again");
 }
 
 }  // namespace krow

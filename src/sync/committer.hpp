@@ -32,7 +32,8 @@
 
 #include "rows/row_batch.hpp"
 #include "util/ids.hpp"
-#include "warehouse/warehouse.hpp"
+#include "warehouse/batch_writer.hpp"
+#include "warehouse/state_store.hpp"
 
 namespace krow {
 
@@ -44,9 +45,11 @@ class Committer {
 
   // `spare` becomes the second buffer; it must have the same table slots as the batch being
   // filled. Failures that can be retried are retried for up to `retry_budget` from the
-  // first one, with backoff.
-  Committer(Warehouse& warehouse, std::string sync_id, Warehouse::WriteMode mode, bool staged,
-            std::chrono::seconds retry_budget, std::unique_ptr<RowBatch> spare, AfterCommit after_commit = {});
+  // first one, with backoff. `writer` writes the batches; `state` tells, after a failure whose
+  // outcome is unknown, whether a batch landed (both are usually one warehouse).
+  Committer(BatchWriter& writer, StateStore& state, std::string sync_id,
+            BatchWriter::WriteMode mode, bool staged, std::chrono::seconds retry_budget,
+            std::unique_ptr<RowBatch> spare, AfterCommit after_commit = {});
   ~Committer();
   Committer(const Committer&) = delete;
   Committer& operator=(const Committer&) = delete;
@@ -99,9 +102,10 @@ class Committer {
   // they show it did not; throws conflict when they show neither (someone else moved them).
   bool committed_anyway(const std::vector<PositionMove>& moves, std::chrono::steady_clock::time_point deadline);
 
-  Warehouse& warehouse_;
+  BatchWriter& writer_;
+  StateStore& state_;
   std::string sync_id_;
-  Warehouse::WriteMode mode_;
+  BatchWriter::WriteMode mode_;
   bool staged_;
   std::chrono::seconds retry_budget_;
   AfterCommit after_commit_;

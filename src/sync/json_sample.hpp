@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
-#include "sync/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace krow {
 

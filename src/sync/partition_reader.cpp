@@ -18,28 +18,54 @@ constexpr size_t kNone = std::numeric_limits<size_t>::max();
 PartitionReader::PartitionReader(const SourceConfig& source, bool verbose, std::vector<ReadStart> partitions,
                                  std::chrono::seconds retry_timeout)
     : source_(source), verbose_(verbose), retry_timeout_(retry_timeout) {
+  messages_.reserve(1024);
+  assign(std::move(partitions));
+}
+
+void PartitionReader::assign(std::vector<ReadStart> partitions) {
   for (auto& w : partitions) {
-    State s{w, w.start.next, w.read, false, w.moved};
     if (w.topic >= active_per_topic_.size()) active_per_topic_.resize(w.topic + 1, 0);
     auto& slots = by_topic_[w.start.topic];
     const auto p = static_cast<size_t>(w.start.partition.value());
     if (p >= slots.size()) slots.resize(p + 1, kNone);
-    slots[p] = partitions_.size();
+    if (slots[p] == kNone) {
+      slots[p] = partitions_.size();
+      partitions_.emplace_back();
+    }
+    State& s = partitions_[slots[p]];
+    deactivate(s);  // assigned again: from its new start
+    s = State{w, w.start.next, w.read, false, w.moved};
     if (s.active) {
-      waiting_.push_back(partitions_.size());
+      waiting_.push_back(slots[p]);
       ++active_per_topic_[w.topic];
       ++active_;
     }
-    partitions_.push_back(std::move(s));
   }
-  if (waiting_.empty()) return;
-  max_fetching_ = std::min(waiting_.size(), kafka::max_fetching_partitions());
-  client_ = std::make_unique<kafka::Client>(
-      source_, kafka::ClientOptions{{}, kafka::prefetch_kib_per_partition(max_fetching_), verbose_});
-  reader_ = std::make_unique<kafka::Reader>(*client_);
+  if (waiting_next_ == waiting_.size()) return;
+  if (!client_) {
+    max_fetching_ = std::min(waiting_.size() - waiting_next_, kafka::max_fetching_partitions());
+    client_ = std::make_unique<kafka::Client>(
+        source_,
+        kafka::ClientOptions{{}, kafka::prefetch_kib_per_partition(max_fetching_), verbose_});
+    reader_ = std::make_unique<kafka::Reader>(*client_);
+    last_progress_ = std::chrono::steady_clock::now();
+  }
   fetch_more();
-  messages_.reserve(1024);
-  last_progress_ = std::chrono::steady_clock::now();
+}
+
+void PartitionReader::revoke(const std::vector<TopicPartition>& partitions, bool report_moved) {
+  for (const auto& tp : partitions) {
+    State* p = find(tp);
+    if (!p) continue;
+    deactivate(*p);
+    if (!report_moved) p->moved = false;
+  }
+}
+
+std::optional<size_t> PartitionReader::table_of(const TopicPartition& partition) {
+  const State* p = find(partition);
+  if (!p) return std::nullopt;
+  return p->where.topic;
 }
 
 PartitionReader::~PartitionReader() = default;
@@ -49,9 +75,13 @@ size_t PartitionReader::active_in(size_t topic) const {
 }
 
 PartitionReader::State* PartitionReader::find(const kafka::Message& m) {
-  auto it = by_topic_.find(m.topic());
+  return find(TopicPartition{std::string(m.topic()), m.partition()});
+}
+
+PartitionReader::State* PartitionReader::find(const TopicPartition& tp) {
+  auto it = by_topic_.find(tp.topic);
   if (it == by_topic_.end()) return nullptr;
-  const auto p = static_cast<size_t>(m.partition().value());
+  const auto p = static_cast<size_t>(tp.partition.value());
   if (p >= it->second.size() || it->second[p] == kNone) return nullptr;
   return &partitions_[it->second[p]];
 }
@@ -59,7 +89,8 @@ PartitionReader::State* PartitionReader::find(const kafka::Message& m) {
 void PartitionReader::fetch_more() {
   while (fetching_ < max_fetching_ && waiting_next_ < waiting_.size()) {
     State& p = partitions_[waiting_[waiting_next_++]];
-    if (!p.active) continue;  // its topic stopped while it waited
+    if (!p.active || p.fetching)
+      continue;  // its topic stopped while it waited, or it was assigned again
     reader_->start(Position{p.where.start.topic, p.where.start.topic_id, p.where.start.partition, p.next});
     p.fetching = true;
     ++fetching_;
@@ -70,7 +101,7 @@ void PartitionReader::poll(Handler& handler) {
   if (!reader_ || active_ == 0) return;
   std::string reason;
   if (const auto fatal = client_->fatal_error(&reason))
-    throw Error(ErrorClass::fatal_run, kafka::make_error(fatal, "reading from Kafka (" + reason + ")").what());
+    throw kafka::make_error(fatal, "reading from Kafka (" + reason + ")").as(ErrorClass::fatal_run);
   messages_.clear();
   reader_->poll(messages_, 1024, 100);
   // librdkafka reconnects on its own, with backoff, through broker outages, network loss and
@@ -82,7 +113,11 @@ void PartitionReader::poll(Handler& handler) {
   });
   if (progressed) {
     last_progress_ = now;
-  } else if (now - last_progress_ > retry_timeout_) {
+  } else if (now - last_progress_ > retry_timeout_ &&
+             std::any_of(partitions_.begin(), partitions_.end(),
+                         [](const State& p) { return p.active && p.where.boundary; })) {
+    // Only a partition short of its boundary is owed messages: one read on (continuous) may
+    // just be quiet.
     throw Error(ErrorClass::transient,
                 "no message could be read for " + std::to_string(retry_timeout_.count()) +
                     " s (source.retry_timeout): the cluster is unreachable or unavailable. Everything up to the "
@@ -96,14 +131,14 @@ void PartitionReader::poll(Handler& handler) {
     State* p = find(m);
     if (!p || !p->active) continue;
     if (m.offset() < p->next) continue;  // already read (a re-delivery after an offset reset)
-    if (m.offset() >= p->where.boundary) {  // produced after the sync started: the next sync's
+    if (past(*p, m.offset())) {          // produced after the sync started: the next sync's
       finish(*p);
       continue;
     }
     // "+1": a position is the next offset to read.
     p->next = m.offset().next();
     p->moved = true;
-    if (p->next >= p->where.boundary) finish(*p);
+    if (past(*p, p->next)) finish(*p);
     handler.on_message(p->where.topic, m);
   }
   fetch_more();  // in place of the partitions done
@@ -114,7 +149,7 @@ void PartitionReader::handle_error(kafka::Message& m, Handler& handler) {
   if (m.error() == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
     // EOF at or past the boundary: every offset below it has been seen or was not a message
     // (aborted, control record, compacted away).
-    if (p && p->active && m.offset() >= p->where.boundary) finish(*p);
+    if (p && p->active && past(*p, m.offset())) finish(*p);
     return;
   }
   if (m.error() == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
@@ -125,12 +160,12 @@ void PartitionReader::handle_error(kafka::Message& m, Handler& handler) {
   const auto cls = kafka::classify(m.error());
   if (cls == ErrorClass::fatal_table && p) {
     const auto& topic = p->where.start.topic;
-    stop_topic(p->where.topic, kafka::make_error(m.error(), "reading topic " + topic, source_.username, topic).what(),
-               handler);
+    stop_topic(p->where.topic,
+               kafka::make_error(m, "reading topic " + topic, source_.username).what(), handler);
     return;
   }
   if (cls == ErrorClass::fatal_run)
-    throw kafka::make_error(m.error(), std::string("reading from Kafka (") + m.error_text() + ")");
+    throw kafka::make_error(m, std::string("reading from Kafka (") + m.error_text() + ")");
   if (verbose_) std::fprintf(stderr, "krow: kafka: %s (retrying)\n", m.error_text());
 }
 
@@ -176,12 +211,12 @@ void PartitionReader::relocate(State& p, Handler& handler) {
   if (now.at(0).error) return refused(now[0].error, "reading offsets of ");
   const Offset earliest = now[0].earliest, end = now[0].last_stable;
   if (earliest > p.next) {
-    const Offset to = std::min(earliest, p.where.boundary);
+    const Offset to = p.where.boundary ? std::min(earliest, *p.where.boundary) : earliest;
     handler.on_gap(p.where.topic, Gap{tp.partition, p.next, to,
                                       "deleted while the sync ran (retention or a records deletion), before it was read"});
     p.next = to;
     p.moved = true;
-    if (p.next >= p.where.boundary) {
+    if (past(p, p.next)) {
       finish(p);
       return;
     }
@@ -212,8 +247,8 @@ void PartitionReader::deactivate(State& p) {
 
 void PartitionReader::finish(State& p) {
   if (!p.active) return;
-  if (p.next != p.where.boundary) {
-    p.next = p.where.boundary;
+  if (p.where.boundary && p.next != *p.where.boundary) {
+    p.next = *p.where.boundary;
     p.moved = true;
   }
   deactivate(p);
@@ -265,12 +300,14 @@ std::vector<Position> PartitionReader::take_moved(Handler& handler) {
 std::string PartitionReader::furthest_behind() const {
   const State* worst = nullptr;
   for (const auto& p : partitions_)
-    if (p.active && (!worst || distance(p.next, p.where.boundary) > distance(worst->next, worst->where.boundary)))
+    if (p.active && p.where.boundary &&
+        (!worst ||
+         distance(p.next, *p.where.boundary) > distance(worst->next, *worst->where.boundary)))
       worst = &p;
   if (!worst) return {};
-  return worst->where.start.topic + "[" + std::to_string(worst->where.start.partition.value()) + "] " +
-         with_thousands(static_cast<uint64_t>(worst->next.value())) + "/" +
-         with_thousands(static_cast<uint64_t>(worst->where.boundary.value()));
+  return worst->where.start.topic + "[" + std::to_string(worst->where.start.partition.value()) +
+         "] " + with_thousands(static_cast<uint64_t>(worst->next.value())) + "/" +
+         with_thousands(static_cast<uint64_t>(worst->where.boundary->value()));
 }
 
 }  // namespace krow

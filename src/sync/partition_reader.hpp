@@ -1,8 +1,9 @@
 #pragma once
 // Reads the partitions of a sync, each from its start position up to (not including) its
-// boundary, the last stable offset captured at plan time, and says which message belongs
-// to which table. It owns the Kafka reading client and the reading state of every
-// partition; it knows nothing of rows or warehouses.
+// boundary, the last stable offset captured at plan time (a bounded sync), or on and on (no
+// boundary: a continuous one), and says which message belongs to which table. Partitions can
+// be added (assign) and taken away (revoke) while it reads. It owns the Kafka reading client
+// and the reading state of every partition; it knows nothing of rows or warehouses.
 //
 // Prefetch memory is bounded whatever the partition and broker count: at most
 // kafka::max_fetching_partitions() partitions are fetched at once (see kafka/reader.hpp), the
@@ -22,6 +23,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,7 +41,7 @@ namespace krow {
 struct ReadStart {
   size_t topic = 0;      // the caller's index of the partition's topic (table)
   Position start;
-  Offset boundary;
+  std::optional<Offset> boundary;  // read up to, not including, it; none: read on (continuous)
   bool read = true;      // false: nothing to read, but its position is reported (see moved)
   bool moved = false;    // report the start as a new position at the first take_moved()
 };
@@ -72,13 +74,27 @@ class PartitionReader {
     virtual void on_gap(size_t topic, const Gap& gap) = 0;
   };
 
-  // Starts reading every partition with `read` set. `retry_timeout` bounds how long the
-  // cluster may stay silent (an outage) before poll() throws transient.
+  // Starts reading every partition of `partitions` with `read` set. `retry_timeout` bounds how
+  // long the cluster may stay silent (an outage) while a partition with a boundary is still
+  // short of it before poll() throws transient.
   PartitionReader(const SourceConfig& source, bool verbose, std::vector<ReadStart> partitions,
                   std::chrono::seconds retry_timeout);
   ~PartitionReader();
 
-  // Partitions still being read.
+  // Adds partitions to read (or reads one again that was revoked, from its new start). The
+  // Kafka client is made at the first partition to read, with prefetch memory for as many
+  // partitions as are read then (bounded or not, at most kafka::max_fetching_partitions()):
+  // later ones wait for a turn.
+  void assign(std::vector<ReadStart> partitions);
+
+  // Stops reading `partitions` where they are. With `report_moved`, their positions moved so
+  // far are still reported by the next take_moved() (and no later one); without, never again.
+  void revoke(const std::vector<TopicPartition>& partitions, bool report_moved);
+
+  // The caller's index of the table `partition` is read for, when it was assigned.
+  std::optional<size_t> table_of(const TopicPartition& partition);
+
+  // Partitions still being read (with no boundary, until revoked).
   size_t active() const { return active_; }
   size_t active_in(size_t topic) const;
 
@@ -93,7 +109,8 @@ class PartitionReader {
   // cluster cannot answer.
   std::vector<Position> take_moved(Handler& handler);
 
-  // The partition furthest from its boundary, as "topic[p] next/boundary"; empty when done.
+  // The partition furthest from its boundary, as "topic[p] next/boundary"; empty when done
+  // (or when no partition has a boundary).
   std::string furthest_behind() const;
 
  private:
@@ -105,6 +122,11 @@ class PartitionReader {
     bool moved = false;
   };
   State* find(const kafka::Message& m);
+  State* find(const TopicPartition& tp);
+  // Whether `offset` is at or past the partition's boundary (never, without one).
+  static bool past(const State& p, Offset offset) {
+    return p.where.boundary && offset >= *p.where.boundary;
+  }
   // Starts fetching waiting partitions while fewer than the limit are fetched.
   void fetch_more();
   // Ends reading a partition; `next` stays as it is.

@@ -31,9 +31,10 @@ const Row& RowBuilder::add(const kafka::Message& m, RowBatch& batch, size_t slot
   row.offset = m.offset();
   rd_kafka_timestamp_type_t ts_type;
   row.timestamp_ms = m.timestamp(&ts_type);
-  row.timestamp_type = ts_type == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? rows::TimestampType::create_time
-                       : ts_type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? rows::TimestampType::log_append_time
-                                                                      : rows::TimestampType::none;
+  row.timestamp_type =
+      ts_type == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? contract::TimestampType::create_time
+      : ts_type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? contract::TimestampType::log_append_time
+                                                      : contract::TimestampType::none;
   row.key = decoder_.decode_key(m.key(), m.key_size(), m.has_key(), arena);
   if (m.has_value()) {
     row.value = decoder_.decode_value(m.value(), m.value_size(), arena);

@@ -6,10 +6,10 @@
 #include <random>
 #include <thread>
 
-#include "sync/run_artifacts.hpp"
+#include "plan/quality_gates.hpp"
+#include "report/run_artifacts.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
-#include "sync/quality_gates.hpp"
 
 namespace krow {
 
@@ -37,7 +37,7 @@ std::string new_run_id() {
 RunRecorder::RunRecorder(const Manifest& manifest, bool full_resync)
     : manifest_(manifest), full_resync_(full_resync), run_id_(new_run_id()), started_ms_(now_ms()) {}
 
-std::string RunRecorder::record(Warehouse* warehouse, const SyncResult& result, const Plan* plan,
+std::string RunRecorder::record(StateStore* warehouse, const SyncResult& result, const Plan* plan,
                                 const std::vector<TableTally>& tables,
                                 int registry_requests) const {
   const auto finished = now_ms();
@@ -60,7 +60,7 @@ std::string RunRecorder::write_artifacts(const RunRecord& run) const {
   }
 }
 
-void RunRecorder::store(Warehouse& warehouse, const RunRecord& run) const {
+void RunRecorder::store(StateStore& warehouse, const RunRecord& run) const {
   // A warehouse that is restarting gets a few seconds; the record is not worth more.
   for (int attempt = 1;; ++attempt) {
     try {

@@ -1,6 +1,6 @@
 #pragma once
 // The record every run leaves in the warehouse (`_krow.runs`) and as files beside its
-// manifest (sync/run_artifacts): counts, bytes, batches, durations (total and per phase),
+// manifest (report/run_artifacts): counts, bytes, batches, durations (total and per phase),
 // per-table results, retention gaps, errors and gates, as JSON. It never holds a secret: no
 // credential of the source, the registry or the warehouse is written into it. A run that
 // fails before it reads anything — the cluster refuses, the plan cannot be made — leaves one
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
+#include "plan/plan.hpp"
 #include "sync/partition_reader.hpp"
-#include "sync/plan.hpp"
 #include "sync/sync_engine.hpp"
 #include "warehouse/warehouse.hpp"
 
@@ -44,13 +44,13 @@ class RunRecorder {
   // the summary file, or "" when none was written. `plan` and `tables` may be empty (an early
   // failure). Never throws: a record that cannot be stored or written is reported on stderr
   // (one warning each), and the run's own outcome stands.
-  std::string record(Warehouse* warehouse, const SyncResult& result, const Plan* plan,
+  std::string record(StateStore* warehouse, const SyncResult& result, const Plan* plan,
                      const std::vector<TableTally>& tables, int registry_requests) const;
 
  private:
   std::string json(const SyncResult& r, int64_t finished, const Plan* plan, const std::vector<TableTally>& tables,
                    int registry_requests) const;
-  void store(Warehouse& warehouse, const RunRecord& run) const;
+  void store(StateStore& warehouse, const RunRecord& run) const;
   // The path of the summary file written, or "".
   std::string write_artifacts(const RunRecord& run) const;
 

@@ -3,27 +3,29 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <future>
 #include <optional>
 
+#include "engines/engines.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
 #include "kafka/lag_group.hpp"
+#include "plan/plan.hpp"
+#include "plan/typed_columns.hpp"
 #include "registry/decoder_cache.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/committer.hpp"
-#include "sync/json_sample.hpp"
 #include "sync/partition_reader.hpp"
-#include "sync/plan.hpp"
 #include "sync/progress.hpp"
 #include "sync/row_builder.hpp"
 #include "sync/run_recorder.hpp"
-#include "sync/schema_report.hpp"
+#include "sync/session.hpp"
+#include "sync/table_preparation.hpp"
 #include "util/error.hpp"
-#include "warehouse/adapters.hpp"
+#include "util/fault_injection.hpp"
 
 namespace krow {
 
@@ -44,7 +46,7 @@ int64_t ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();
 }
 
-class SyncRun : PartitionReader::Handler {
+class SyncRun : Session::Listener {
  public:
   SyncRun(const Manifest& manifest, const SyncOptions& options)
       : manifest_(manifest),
@@ -58,19 +60,16 @@ class SyncRun : PartitionReader::Handler {
   SyncResult run();
 
  private:
-  // Connects, checks the cluster, plans, and creates the tables.
+  // Connects, checks the cluster, plans, and makes the tables ready (sync/table_preparation).
   void prepare(kafka::Client& client);
-  // create_table() of one table; a table it refuses (fatal_table) stops with its error.
-  void create_table(size_t index, Warehouse::Creation creation);
   // What each selected partition reads in this run, and from where.
-  std::vector<ReadStart> read_starts();
+  std::vector<Session::Assignment> assignments();
   void read_all(kafka::Client& admin, Progress& progress);
-  void on_message(size_t topic, const kafka::Message& m) override;
-  void on_topic_stopped(size_t topic, const std::string& error) override;
-  void on_topic_replaced(size_t topic, const std::string& error) override;
-  void on_gap(size_t topic, const Gap& gap) override;
-  // Hands the batch and the positions it advances to the committer.
-  void submit();
+  void on_row(size_t table, const kafka::Message& m, const Row& row) override;
+  void on_rows_dropped(size_t table, const std::vector<Row>& rows) override;
+  void on_topic_stopped(size_t table, const std::string& error) override;
+  void on_topic_replaced(size_t table, const std::string& error) override;
+  void on_gap(size_t table, const Gap& gap) override;
   // Whether the run stages its batches and publishes them at the end: asked for
   // (quality.publish: staged), or needed by a table whose rows the run replaces.
   bool staged() const { return staged_; }
@@ -98,7 +97,6 @@ class SyncRun : PartitionReader::Handler {
   std::unique_ptr<RowBatch> batch_ = std::make_unique<RowBatch>();
   std::unique_ptr<kafka::LagGroup> lag_group_;  // outlives the committer that uses it
   std::unique_ptr<Committer> committer_;
-  PartitionReader* reader_ = nullptr;  // while reading
   SyncResult result_;
   bool gate_blocked_ = false;
   bool staged_ = false;
@@ -193,67 +191,29 @@ void SyncRun::prepare(kafka::Client& client) {
   // A full resync re-reads every partition to its last stable offset: a bound would stop
   // it short and leave positions behind where they were.
   plan_ = make_plan(cluster, *warehouse_, manifest_, /*apply_bounds=*/!options_.full_resync);
-  if (wants_typed_columns(plan_)) {
-    std::unique_ptr<SchemaRegistry> registry;
-    if (manifest_.registry.configured())
-      registry = std::make_unique<SchemaRegistry>(manifest_.registry, std::chrono::seconds(manifest_.source.retry_timeout_s));
-    plan_typed_columns(plan_, registry.get(), *warehouse_, manifest_.registry.tagged_unions, [&](const TopicPlan& t) {
-      return sample_json_values(manifest_.source, t, kInferSample, std::chrono::seconds(manifest_.source.retry_timeout_s));
-    });
-  }
   check_only_tables();
+  const auto prepared =
+      prepare_tables(plan_, *warehouse_,
+                     {.manifest = &manifest_,
+                      .full_resync = options_.full_resync,
+                      .reads = [this](const TopicPlan& t) { return resyncs_or_syncs(t); }});
   tables_.reserve(plan_.topics.size());
-  for (const auto& tp : plan_.topics) {
+  for (size_t i = 0; i < plan_.topics.size(); ++i) {
+    const TopicPlan& tp = plan_.topics[i];
     TableTally& t = tables_.emplace_back();
     t.plan = &tp;
-    slots_.push_back(0);
-    if (!tp.error.empty()) {
-      t.error = tp.error;
-      result_.errors.push_back(tp.error);
-    }
+    t.created = prepared.tables[i].created;
+    t.error = prepared.tables[i].error;
+    if (!t.error.empty()) result_.errors.push_back(t.error);
+    std::shared_ptr<const rows::TypedLayout> typed;
+    if (t.created && !tp.settings.typed_columns.empty())
+      typed = std::make_shared<const rows::TypedLayout>(
+          rows::TypedLayout{tp.settings.typed_columns, tp.typed_sql_types});
+    slots_.push_back(
+        t.created ? batch_->table_slot(tp.table, tp.topic, tp.topic_id, std::move(typed)) : 0);
   }
-  // A table whose rows the run replaces is always staged, and then the whole run is; so those
-  // are created (or rather, left to the publish) first.
-  auto replaces = [&](const TableTally& t) {
-    return resyncs_or_syncs(*t.plan) && t.plan->settings.replaces(options_.full_resync);
-  };
-  for (size_t i = 0; i < tables_.size(); ++i)
-    if (tables_[i].error.empty() && replaces(tables_[i]))
-      create_table(i, Warehouse::Creation::at_publish);
-  staged_ = manifest_.quality.publish == PublishMode::staged ||
-            std::any_of(tables_.begin(), tables_.end(),
-                        [&](const TableTally& t) { return t.created && replaces(t); });
-  result_.staged = staged_;
-  // A staged run leaves the tables it would be the first to fill to its publish, so that one
-  // that publishes nothing (a gate failed, it was killed) leaves the warehouse as it found it.
-  for (size_t i = 0; i < tables_.size(); ++i)
-    if (tables_[i].error.empty() && !tables_[i].created)
-      create_table(i, staged() && resyncs_or_syncs(*tables_[i].plan)
-                          ? Warehouse::Creation::at_publish
-                          : Warehouse::Creation::now);
-  if (!staged()) return;
-  for (const auto& t : tables_)
-    if (t.created && resyncs_or_syncs(*t.plan)) staged_tables_.push_back(t.plan->table);
-  warehouse_->begin_staging(manifest_.name, staged_tables_);
-}
-
-void SyncRun::create_table(size_t index, Warehouse::Creation creation) {
-  TableTally& t = tables_[index];
-  const TopicPlan& tp = *t.plan;
-  try {
-    warehouse_->create_table(manifest_.name, tp.topic, tp.table, tp.settings, creation);
-  } catch (const Error& e) {
-    if (e.error_class() != ErrorClass::fatal_table) throw;
-    t.error = e.what();
-    result_.errors.push_back(e.what());
-    return;
-  }
-  t.created = true;
-  std::shared_ptr<const rows::TypedLayout> typed;
-  if (!tp.settings.typed_columns.empty())
-    typed = std::make_shared<const rows::TypedLayout>(
-        rows::TypedLayout{tp.settings.typed_columns, tp.typed_sql_types});
-  slots_[index] = batch_->table_slot(tp.table, tp.topic, tp.topic_id, std::move(typed));
+  staged_ = result_.staged = prepared.staged;
+  staged_tables_ = prepared.staging;
 }
 
 void SyncRun::check_only_tables() const {
@@ -276,8 +236,8 @@ bool SyncRun::resyncs(const TopicPlan& t) const {
   return options_.full_resync && (only.empty() || std::find(only.begin(), only.end(), t.table) != only.end());
 }
 
-std::vector<ReadStart> SyncRun::read_starts() {
-  std::vector<ReadStart> out;
+std::vector<Session::Assignment> SyncRun::assignments() {
+  std::vector<Session::Assignment> out;
   for (size_t i = 0; i < tables_.size(); ++i) {
     if (!tables_[i].error.empty()) continue;
     const auto& t = *tables_[i].plan;
@@ -299,8 +259,8 @@ std::vector<ReadStart> SyncRun::read_starts() {
         r.moved = p.stored != p.start;
       }
       // Positions never move back, except down to the end of a log truncated below them.
-      committer_->expect(t.topic_id, p.partition, p.stored, p.truncated() ? p.boundary : p.stored.value_or(Offset(0)));
-      out.push_back(std::move(r));
+      out.push_back(
+          {std::move(r), p.stored, p.truncated() ? p.boundary : p.stored.value_or(Offset(0))});
     }
   }
   return out;
@@ -314,8 +274,9 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   lag_group_ = std::make_unique<kafka::LagGroup>(admin, "krow-" + manifest_.name,
                                                  std::chrono::seconds(manifest_.source.retry_timeout_s));
   committer_ = std::make_unique<Committer>(
-      *warehouse_, manifest_.name, options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append,
-      staged(), std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
+      *warehouse_, *warehouse_, manifest_.name,
+      options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append, staged(),
+      std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
       [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
   struct Drain {  // whatever happens, committed counts are read after the committer stops
     SyncRun& run;
@@ -333,25 +294,22 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
       run.result_.batches = run.committer_->committed_batches();
       run.result_.warehouse_retries = run.committer_->retries();
       run.committer_.reset();
-      run.reader_ = nullptr;
     }
   } drain{*this};
 
-  PartitionReader reader(manifest_.source, options_.verbose, read_starts(),
-                         std::chrono::seconds(manifest_.source.retry_timeout_s));
-  reader_ = &reader;
-  while (reader.active() > 0) {
-    if (options_.stop && options_.stop->load()) break;
-    reader.poll(*this);
+  // A bounded run: every partition up to the boundary its plan captured.
+  Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_,
+                  Session::End::at_boundaries, options_.verbose,
+                  std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
+  session.assign(assignments());
+  while (!(options_.stop && options_.stop->load()) && session.poll()) {
     size_t topics_done = 0;
-    for (size_t i = 0; i < tables_.size(); ++i) topics_done += reader.active_in(i) == 0;
-    progress.update(committer_->committed_rows() + static_cast<int64_t>(batch_->row_count()), topics_done,
-                    reader.furthest_behind());
+    for (size_t i = 0; i < tables_.size(); ++i) topics_done += session.active_in(i) == 0;
+    progress.update(committer_->committed_rows() + static_cast<int64_t>(session.rows_in_hand()),
+                    topics_done, session.furthest_behind());
   }
   drain.read_end = std::chrono::steady_clock::now();
-  // The batch in hand, and positions moved without rows (past expired or aborted offsets).
-  submit();
-  committer_->drain();
+  session.drain();
   const auto gates_start = std::chrono::steady_clock::now();
   if (!(options_.stop && options_.stop->load())) check_gates_and_publish();
   else if (staged()) committer_->discard(staged_tables_);  // interrupted: the next run starts over
@@ -424,55 +382,47 @@ void SyncRun::check_gates_and_publish() {
     committer_->discard(staged_tables_);
     return;
   }
-  // Fault injection for tests: the process stops itself here, between staging and
-  // publishing, so that a test can kill -9 it at exactly this point.
-  if (const char* stop = std::getenv("KROW_TEST_STOP_BEFORE_PUBLISH"); stop && std::string_view(stop) == "1")
-    std::raise(SIGSTOP);
+  // Between staging and publishing: a test can kill -9 the process exactly here.
+  fault::stop_here_if_asked(fault::StopPoint::before_publish);
   committer_->publish(staged_tables_);
   result_.published = true;
 }
 
-void SyncRun::on_message(size_t topic, const kafka::Message& m) {
-  TableTally& t = tables_[topic];
-  const Row& row = rows_.add(m, *batch_, slots_[topic]);
+void SyncRun::on_row(size_t table, const kafka::Message& m, const Row& row) {
+  TableTally& t = tables_[table];
   ++t.messages;
   t.bytes += static_cast<int64_t>(m.key_size() + m.value_size());
   t.decode_errors += row.decode_error.present;
   t.tombstones += row.is_tombstone;
-  if (batch_->row_count() >= static_cast<size_t>(manifest_.batch.max_messages) ||
-      batch_->byte_size() >= static_cast<size_t>(manifest_.batch.max_bytes))
-    submit();
 }
 
-void SyncRun::submit() {
-  auto moved = reader_->take_moved(*this);  // first, so that rows of a replaced topic are dropped
-  committer_->submit(batch_, std::move(moved));
+void SyncRun::on_rows_dropped(size_t table, const std::vector<Row>& rows) {
+  TableTally& t = tables_[table];
+  for (const Row& row : rows) {
+    --t.messages;
+    t.decode_errors -= row.decode_error.present;
+    t.tombstones -= row.is_tombstone;
+  }
 }
 
-void SyncRun::on_topic_stopped(size_t topic, const std::string& error) {
-  TableTally& t = tables_[topic];
+void SyncRun::on_topic_stopped(size_t table, const std::string& error) {
+  TableTally& t = tables_[table];
   if (!t.error.empty()) return;
   t.error = error;
   result_.errors.push_back(error);
 }
 
-void SyncRun::on_topic_replaced(size_t topic, const std::string& error) {
-  // The rows read since the last batch may be the new topic's: none is stored under the
-  // planned topic ID.
-  TableTally& t = tables_[topic];
-  for (const Row& row : batch_->tables()[slots_[topic]].rows) {
-    --t.messages;
-    t.decode_errors -= row.decode_error.present;
-    t.tombstones -= row.is_tombstone;
-  }
-  batch_->drop_rows(slots_[topic]);
+void SyncRun::on_topic_replaced(size_t table, const std::string& error) {
   // This reason supersedes an earlier one (the fetch's "unknown topic ID").
+  TableTally& t = tables_[table];
   if (!t.error.empty()) std::erase(result_.errors, t.error);
   t.error.clear();
-  on_topic_stopped(topic, error);
+  on_topic_stopped(table, error);
 }
 
-void SyncRun::on_gap(size_t topic, const Gap& gap) { tables_[topic].gaps.push_back(gap); }
+void SyncRun::on_gap(size_t table, const Gap& gap) {
+  tables_[table].gaps.push_back(gap);
+}
 
 }  // namespace
 

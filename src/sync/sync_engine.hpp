@@ -1,5 +1,5 @@
 #pragma once
-// Runs one sync: plans the boundary (stored positions → last stable offsets, sync/plan),
+// Runs one sync: plans the boundary (stored positions → last stable offsets, plan/plan),
 // reads every selected partition up to its boundary (sync/partition_reader), turns messages
 // into rows (sync/row_builder), commits each batch with the positions it advances in one
 // fenced warehouse transaction (sync/committer), and records the run (sync/run_recorder).
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
-#include "sync/quality_gates.hpp"
+#include "plan/quality_gates.hpp"
 
 namespace krow {
 
@@ -67,7 +67,7 @@ struct SyncResult {
   // replaces), and whether its rows and positions reached the tables (per batch: any did).
   bool staged = false;
   bool published = false;
-  // The run's summary file beside the manifest (sync/run_artifacts); empty when it could not
+  // The run's summary file beside the manifest (report/run_artifacts); empty when it could not
   // be written (a warning said why).
   std::string artifact;
 };

@@ -118,6 +118,14 @@ void append_int(std::string& out, int64_t value) {
   out.append(buf, res.ptr);
 }
 
+std::optional<int64_t> parse_int64(std::string_view text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || at != end) return std::nullopt;
+  return value;
+}
+
 std::string with_thousands(uint64_t value) {
   std::string digits = std::to_string(value);
   std::string out;

@@ -35,6 +35,11 @@ uint32_t fnv1a(std::string_view text);
 // `text` with ASCII letters in lower case (protocol names, header names, option names).
 std::string lower_ascii(std::string text);
 
+// The integer that all of `text` spells in decimal (an optional '-', then digits; no spaces,
+// no '+'), or nullopt when it spells none or one outside int64_t: for numbers other programs
+// answer, which must not end in an unclassified exception when they are not numbers.
+std::optional<int64_t> parse_int64(std::string_view text);
+
 // Formats a count with thousands separators, for people: 1234567 -> "1,234,567".
 std::string with_thousands(uint64_t value);
 

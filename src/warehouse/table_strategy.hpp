@@ -37,8 +37,8 @@ struct TableSettings {
   bool keep_tombstones = false;         // latest_by_key: a tombstone stays as its key's row instead of deleting it
   TypedColumns columns = TypedColumns::none;
   NestedColumns nested = NestedColumns::flatten;
-  // columns: from_schema: the typed columns planned for the table (sync/schema_report's
-  // plan_typed_columns fills them after planning), after the metadata columns in this order.
+  // columns: from_schema: the typed columns planned for the table (plan_typed_columns of
+  // plan/typed_columns fills them after planning), after the metadata columns in this order.
   // Empty: the table has the metadata columns alone. For an existing table these are its
   // typed columns once `changes` are made (columns/column_evolution), in table order.
   std::vector<columns::ColumnSpec> typed_columns;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "doctor/check.hpp"
+#include "util/check.hpp"
 
 namespace krow {
 

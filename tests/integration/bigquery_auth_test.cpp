@@ -5,15 +5,17 @@
 // BigQuery emulator: the server runs with the BigQuery venv's python (for its `cryptography`
 // package), KROW_TEST_BQ_PYTHON or <services>/bq/bin/python.
 
+#include "warehouse/bigquery/bigquery_auth.hpp"
+
 #include <arpa/inet.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <curl/curl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <simdjson.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -30,7 +32,6 @@
 #include "sync_fixture.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
-#include "warehouse/bigquery/bq_auth.hpp"
 
 namespace krow::bigquery {
 namespace {

@@ -1,6 +1,7 @@
 // Registry answers that are not a registry's (HTML pages, wrong shapes, cut or huge bodies,
-// reference loops) through krow's real HTTP path: libcurl in HttpClient, SchemaRegistry,
-// DecoderCache and the PayloadDecoder a sync uses, against tests/support/garbage_registry.py.
+// reference loops) through krow's real HTTP path: http::Client (libcurl) under RegistryHttp,
+// SchemaRegistry, DecoderCache and the PayloadDecoder a sync uses, against
+// tests/support/garbage_registry.py.
 // No Kafka and no real registry: each test decodes one framed value and checks what a user
 // would get, a row (value_format, decode_error) or a transient error that writes no row.
 

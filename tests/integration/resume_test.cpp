@@ -5,9 +5,7 @@
 // names the key and the line, an unreachable broker says so.
 
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <simdjson.h>
@@ -143,48 +141,6 @@ TEST_P(Resume, MessagesProducedDuringASyncWaitForTheNext) {
   EXPECT_EQ(probe().distinct_ids(table_of(topic)), 30000 + during.load());
 }
 
-// Holds the sync lock of sync ID `it` as a running sync would, for as long as it lives.
-class HeldLock {
- public:
-  HeldLock(const std::string& engine, const std::string& lock_file, const PgServer& pg, const std::string& database,
-           const std::string& bq_project) {
-    if (engine == "bigquery") {
-      // A live lease of another host's sync, as krow's table of leases holds it.
-      bq_ = std::make_unique<BqSession>(BqSession::default_endpoint(), bq_project);
-      leases_ = "`" + bq_project + "._krow_us.leases`";
-      bq_->create_dataset("_krow_us");
-      bq_->query("CREATE TABLE " + leases_ + " (sync_id STRING NOT NULL, warehouse_schema STRING "
-               "NOT NULL, holder STRING NOT NULL, host STRING, pid INT64, expires_at TIMESTAMP NOT NULL)");
-      bq_->query("INSERT INTO " + leases_ + " VALUES ('it', 'confluent', 'ci-runner-7/4242/1', "
-               "'ci-runner-7', 4242, TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 10 MINUTE))");
-      return;
-    }
-    if (engine == "postgres") {
-      session_ = std::make_unique<PgSession>(pg.conninfo(database, "krow"), "krow-test lock holder");
-      session_->exec("SELECT pg_advisory_lock(hashtextextended('krow sync it', 0))");
-      return;
-    }
-    fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT, 0644);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX | LOCK_NB) != 0 || ::write(fd_, "4242\n", 5) != 5)
-      throw std::runtime_error("cannot hold " + lock_file);
-  }
-  ~HeldLock() {
-    if (fd_ >= 0) ::close(fd_);
-    if (bq_) bq_->query("DELETE FROM " + leases_ + " WHERE holder = 'ci-runner-7/4242/1'");  // it stopped
-  }
-  // What the refusal says about the holder.
-  static std::string holder(const std::string& engine) {
-    if (engine == "bigquery") return "(pid 4242 on ci-runner-7";
-    return engine == "postgres" ? "krow-test lock holder, connected from 127.0.0.1" : "(pid 4242)";
-  }
-
- private:
-  int fd_ = -1;
-  std::unique_ptr<PgSession> session_;
-  std::unique_ptr<BqSession> bq_;
-  std::string leases_;
-};
-
 TEST_P(Resume, SecondSyncOfTheSameManifestIsRefusedWhileOneRuns) {
   const auto topic = make_topic("locked");
   Producer p(bootstrap_);
@@ -192,12 +148,13 @@ TEST_P(Resume, SecondSyncOfTheSameManifestIsRefusedWhileOneRuns) {
   p.flush();
   const auto manifest = write_manifest({topic});
   {
-    HeldLock lock(engine(), db() + ".it.lock", pg_server(), pg_database(), bq_project());
+    // Sync ID `it` held as a running sync holds it, for as long as `lock` lives.
+    const auto lock = hold_sync_lock("it");
     const auto r = krow({"sync", manifest});
     EXPECT_EQ(r.exit_code, 75) << r.err;  // not a failure to fix: try again later
     EXPECT_NE(r.err.find("another sync of 'it' is already running"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("try again later"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(HeldLock::holder(engine())), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(traits().sync_lock_holder), std::string::npos) << r.err;
     EXPECT_EQ(probe().count(table_of(topic)), 0);
   }
   sync_ok(manifest);

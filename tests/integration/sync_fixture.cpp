@@ -66,19 +66,11 @@ void SyncTest::SetUp() {
   dir_ = std::filesystem::temp_directory_path() / name;
   std::filesystem::remove_all(dir_);
   std::filesystem::create_directories(dir_);
-  if (engine() == "postgres") {
-    static int counter = 0;
-    pg_database_ = "krow_it_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
-    PgSession server(pg_server().conninfo("postgres"));
-    server.exec("DROP DATABASE IF EXISTS " + pg_database_ + " WITH (FORCE)");
-    server.exec("CREATE DATABASE " + pg_database_ + " OWNER krow");
-    set_env("KROW_TEST_PG_PASSWORD", pg_server().krow_password);
-  }
-  if (engine() == "bigquery") {
-    // A project of its own: krow's state datasets then hold this test's syncs alone.
-    static int counter = 0;
-    bq_project_ = "krow-it-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-  }
+  // The engine's own warehouse for this test (a database, a project; DuckDB: a file in dir_).
+  warehouse_ = TestWarehouse{};
+  warehouse_.dir = dir_;
+  traits().provision(warehouse_);
+  for (const auto& [name, value] : warehouse_.env) set_env(name, value);
 }
 
 void SyncTest::TearDown() {
@@ -92,30 +84,16 @@ void SyncTest::TearDown() {
   pg_admin_.reset();
   if (!HasFailure()) {
     std::filesystem::remove_all(dir_);
-    if (!pg_database_.empty()) {
-      try {
-        PgSession(pg_server().conninfo("postgres")).exec("DROP DATABASE IF EXISTS " + pg_database_ + " WITH (FORCE)");
-      } catch (const std::exception& e) {
-        std::cerr << "could not drop " << pg_database_ << ": " << e.what() << "\n";
-      }
-    }
+    traits().release(warehouse_);
   } else {
-    std::cerr << "test folder kept: " << dir_ << (pg_database_.empty() ? "" : ", database kept: " + pg_database_)
+    std::cerr << "test folder kept: " << dir_
+              << (warehouse_.database.empty() ? "" : ", database kept: " + warehouse_.database)
               << "\n";
   }
 }
 
 std::string SyncTest::warehouse_yaml(const std::string& schema) const {
-  std::string y = "warehouse:\n";
-  if (engine() == "postgres") {
-    const auto s = pg_server();
-    y += "  type: postgres\n  host: " + s.host + "\n  port: " + s.port + "\n  database: " + pg_database_ +
-         "\n  user: krow\n  password: ${KROW_TEST_PG_PASSWORD}\n";
-  } else if (engine() == "bigquery") {
-    y += "  type: bigquery\n  project: " + bq_project_ + "\n  endpoint: " + BqSession::default_endpoint() + "\n";
-  } else {
-    y += "  path: warehouse.duckdb\n";
-  }
+  std::string y = "warehouse:\n" + traits().warehouse_yaml(warehouse_);
   if (!schema.empty()) y += "  schema: " + schema + "\n";
   return y;
 }
@@ -126,9 +104,7 @@ Probe& SyncTest::probe() {
 }
 
 std::unique_ptr<Probe> SyncTest::probe_for(const std::string& schema) {
-  if (engine() == "postgres") return postgres_probe(pg_server().conninfo(pg_database_), schema);
-  if (engine() == "bigquery") return bigquery_probe(BqSession::default_endpoint(), bq_project_, schema);
-  return duckdb_probe(db(), schema);
+  return traits().probe(warehouse_, schema);
 }
 
 void SyncTest::expect_every_message_once(const std::string& topic, int64_t total) {
@@ -153,7 +129,8 @@ size_t SyncTest::differences(const std::vector<StoredRow>& rows, const std::vect
 }
 
 PgSession& SyncTest::pg_admin() {
-  if (!pg_admin_) pg_admin_ = std::make_unique<PgSession>(pg_server().conninfo(pg_database_));
+  if (!pg_admin_)
+    pg_admin_ = std::make_unique<PgSession>(pg_server().conninfo(warehouse_.database));
   return *pg_admin_;
 }
 

@@ -7,7 +7,9 @@
 // Suites that hold for every engine derive from EngineTest and are instantiated with
 // KROW_ALL_ENGINES (the shared adapter suite, BigQuery too) or KROW_ENGINES (features the
 // SQL servers have and the BigQuery adapter does not yet: latest_by_key, typed columns);
-// the others (source-side behaviour) derive from SyncTest and use DuckDB.
+// the others (source-side behaviour) derive from SyncTest and use DuckDB. What differs
+// between engines is asked of traits() (tests/support/engine_traits.hpp), never of the
+// engine's name.
 
 #include <gtest/gtest.h>
 #include <sys/types.h>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "bq_session.hpp"
+#include "engine_traits.hpp"
 #include "kafka_testkit.hpp"
 #include "pg_session.hpp"
 #include "warehouse_probe.hpp"
@@ -44,6 +47,8 @@ class SyncTest : public ::testing::Test {
 
   // The warehouse engine of this test: "duckdb", "postgres" or "bigquery".
   virtual std::string engine() const { return "duckdb"; }
+  // What this engine does differently: types, SQL, quirks, its warehouse and probe.
+  const EngineTraits& traits() const { return engine_traits(engine()); }
 
   // Creates a topic with a unique name built from `prefix`; deleted after the test.
   std::string make_topic(const std::string& prefix, int partitions = 1,
@@ -90,16 +95,21 @@ class SyncTest : public ::testing::Test {
   // row equal to what an independent consumer reads.
   void expect_every_message_once(const std::string& topic, int64_t total);
 
-  std::string db() const { return (dir_ / "warehouse.duckdb").string(); }
+  std::string db() const { return warehouse_.duckdb_file().string(); }
   std::filesystem::path dir() const { return dir_; }
 
   // BigQuery: the test's own project on the local emulator.
-  const std::string& bq_project() const { return bq_project_; }
+  const std::string& bq_project() const { return warehouse_.project; }
 
   // PostgreSQL: the test's own database, and a superuser session to it.
-  const std::string& pg_database() const { return pg_database_; }
+  const std::string& pg_database() const { return warehouse_.database; }
   PgSession& pg_admin();
   static PgServer pg_server() { return PgServer::from_env(); }
+
+  // Holds the lock of sync `sync_id` as another running sync would, until destroyed.
+  std::unique_ptr<Held> hold_sync_lock(const std::string& sync_id) const {
+    return traits().hold_sync_lock(warehouse_, sync_id);
+  }
 
   // Table name of a topic as krow maps it (lower case, [a-z0-9_]).
   static std::string table_of(const std::string& topic);
@@ -124,8 +134,7 @@ class SyncTest : public ::testing::Test {
  private:
   std::filesystem::path dir_;
   std::vector<std::string> topics_;
-  std::string pg_database_;
-  std::string bq_project_;
+  TestWarehouse warehouse_;
   std::unique_ptr<Probe> probe_;
   std::unique_ptr<PgSession> pg_admin_;
 };
@@ -136,10 +145,14 @@ class EngineTest : public SyncTest, public ::testing::WithParamInterface<std::st
   std::string engine() const override { return GetParam(); }
 };
 
-#define KROW_ENGINES ::testing::Values(std::string("duckdb"), std::string("postgres")), \
-                     [](const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+// The engines with typed tables (EngineTraits::typed_tables).
+#define KROW_ENGINES                                                                     \
+  ::testing::ValuesIn(                                                                   \
+      ::krow::testkit::engine_names_with(&::krow::testkit::EngineTraits::typed_tables)), \
+      [](const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 // The shared adapter suite: every engine, BigQuery (the local emulator) too.
-#define KROW_ALL_ENGINES ::testing::Values(std::string("duckdb"), std::string("postgres"), std::string("bigquery")), \
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+#define KROW_ALL_ENGINES                                \
+  ::testing::ValuesIn(::krow::testkit::engine_names()), \
+      [](const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 }  // namespace krow::testkit

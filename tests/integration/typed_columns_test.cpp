@@ -22,7 +22,6 @@ namespace {
 class TypedColumns : public EngineTest {
  protected:
   std::string ca() const { return services_dir() + "/registry/tls/ca.pem"; }
-  bool pg() const { return engine() == "postgres"; }
 
   // Produces a scenario of tests/reference/produce.py into `topic`.
   void produce(const std::string& scenario, const std::string& topic) {
@@ -51,20 +50,21 @@ class TypedColumns : public EngineTest {
     return write_manifest({topic}, registry_yaml() + "tables:\n  \"" + topic + "\": {" + settings + "}\n", file);
   }
 
-  // SQL both engines read the same way.
+  // SQL every engine reads the same way; what differs comes from the engine's traits.
   std::string target(const std::string& table) const { return "confluent.\"" + table + "\""; }
-  std::string epoch_ms(const std::string& column) const {
-    return pg() ? "(extract(epoch FROM " + column + ") * 1000)::bigint" : "epoch_ms(" + column + ")";
-  }
-  std::string epoch_us(const std::string& column) const {
-    return pg() ? "(extract(epoch FROM " + column + ") * 1000000)::bigint" : "epoch_us(" + column + ")";
-  }
-  std::string value_field(const std::string& name) const {
-    return pg() ? "value->>'" + name + "'" : "value->>'$." + name + "'";
-  }
+  std::string epoch_ms(const std::string& column) const { return traits().epoch_ms(column); }
+  std::string epoch_us(const std::string& column) const { return traits().epoch_us(column); }
+  std::string value_field(const std::string& name) const { return traits().value_field(name); }
   Rows rows_of(const std::string& sql) { return probe().query(sql).rows; }
-  // An engine's spelling of a type, as its catalog names it: {DuckDB, PostgreSQL}.
-  std::string type(const char* duckdb, const char* postgres) const { return pg() ? postgres : duckdb; }
+  // The engine's spelling of a type: as its catalog names it (probe().column_types), and as
+  // krow writes it (DDL, plans, messages).
+  using L = Logical;
+  std::string catalog_type(L type, int precision = 0, int scale = 0) const {
+    return traits().column_type(type, precision, scale);
+  }
+  std::string krow_type(L type, int precision = 0, int scale = 0) const {
+    return traits().krow_type(type, precision, scale);
+  }
   std::string column_type(const std::string& table, const std::string& column) {
     const auto types = probe().column_types(table);
     return types.count(column) ? types.at(column) : "(missing)";
@@ -91,8 +91,8 @@ class TypedColumns : public EngineTest {
     // NULL, decode_error says why, and the value keeps the exact digits.
     EXPECT_EQ(rows[2][0], Cell("1"));
     EXPECT_EQ(rows[2][5], std::nullopt);
-    EXPECT_EQ(rows[2][12],
-              Cell("column amount (" + type("DECIMAL(12,2)", "numeric(12,2)") + R"(): got "123456789012.00")"));
+    EXPECT_EQ(rows[2][12], Cell("column amount (" + krow_type(L::decimal, 12, 2) +
+                                R"(): got "123456789012.00")"));
     EXPECT_EQ(rows[2][13], Cell("123456789012.00"));
   }
 
@@ -108,32 +108,26 @@ TEST_P(TypedColumns, AvroRecordIntoTypedColumns) {
   const auto manifest = typed_manifest(topic);
   const auto plan = krow({"plan", manifest, "--format", "json"});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_NE(plan.out.find(R"x("name":"amount","type":")x" + type("DECIMAL(12,2)", "numeric(12,2)") +
+  EXPECT_NE(plan.out.find(R"x("name":"amount","type":")x" + krow_type(L::decimal, 12, 2) +
                           R"x(","column_type":"decimal")x"),
             std::string::npos)
       << plan.out;
   const auto text = krow({"plan", manifest});
-  EXPECT_NE(text.out.find("customer__since " + type("DATE", "date") + "  (customer.since)"), std::string::npos)
+  EXPECT_NE(text.out.find("customer__since " + krow_type(L::date) + "  (customer.since)"),
+            std::string::npos)
       << text.out;
 
   sync_ok(manifest);
   const auto table = table_of(topic);
   const auto types = probe().column_types(table);
   const std::map<std::string, std::string> want = {
-      {"value__id", type("INTEGER", "integer")},
-      {"count", type("BIGINT", "bigint")},
-      {"score", type("DOUBLE", "double precision")},
-      {"paid", type("BOOLEAN", "boolean")},
-      {"status", type("VARCHAR", "text")},
-      {"amount", type("DECIMAL(12,2)", "numeric(12,2)")},
-      {"placed_at", type("TIMESTAMP WITH TIME ZONE", "timestamp with time zone")},
-      {"day", type("DATE", "date")},
-      {"customer__name", type("VARCHAR", "text")},
-      {"customer__since", type("DATE", "date")},
-      {"tags", type("JSON", "jsonb")},
-      {"note", type("VARCHAR", "text")},
-      {"value", type("JSON", "jsonb")},
-      {"decode_error", type("VARCHAR", "text")}};
+      {"value__id", catalog_type(L::int32)},     {"count", catalog_type(L::int64)},
+      {"score", catalog_type(L::float64)},       {"paid", catalog_type(L::boolean)},
+      {"status", catalog_type(L::text)},         {"amount", catalog_type(L::decimal, 12, 2)},
+      {"placed_at", catalog_type(L::timestamp)}, {"day", catalog_type(L::date)},
+      {"customer__name", catalog_type(L::text)}, {"customer__since", catalog_type(L::date)},
+      {"tags", catalog_type(L::json)},           {"note", catalog_type(L::text)},
+      {"value", catalog_type(L::json)},          {"decode_error", catalog_type(L::text)}};
   for (const auto& [name, t] : want) EXPECT_EQ(types.count(name) ? types.at(name) : "(missing)", t) << name;
   EXPECT_EQ(types.size(), 17u + 12u);
   // The metadata columns stay first, in their order; the typed ones follow in schema order.
@@ -155,7 +149,7 @@ TEST_P(TypedColumns, NestedAsJson) {
       rows_of("SELECT CAST(customer AS VARCHAR) FROM " + target(table_of(topic)) + " ORDER BY kafka_offset");
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0][0], stored_json(Cell(R"({"name":"Zoë","since":"1970-01-01"})")));
-  EXPECT_EQ(column_type(table_of(topic), "customer"), type("JSON", "jsonb"));
+  EXPECT_EQ(column_type(table_of(topic), "customer"), catalog_type(L::json));
 }
 
 TEST_P(TypedColumns, AvroLogicalTypesFloatsAndDecimals) {
@@ -163,11 +157,11 @@ TEST_P(TypedColumns, AvroLogicalTypesFloatsAndDecimals) {
   produce("avro-logical", topic);
   sync_ok(typed_manifest(topic));
   const auto table = table_of(topic);
-  EXPECT_EQ(column_type(table, "dec_wide"), type("DECIMAL(38,10)", "numeric(38,10)"));
-  EXPECT_EQ(column_type(table, "dec_int"), type("DECIMAL(20,0)", "numeric(20,0)"));
-  EXPECT_EQ(column_type(table, "t_micros"), type("TIME", "time without time zone"));
-  EXPECT_EQ(column_type(table, "f_float"), type("FLOAT", "real"));
-  EXPECT_EQ(column_type(table, "f_double"), type("DOUBLE", "double precision"));
+  EXPECT_EQ(column_type(table, "dec_wide"), catalog_type(L::decimal, 38, 10));
+  EXPECT_EQ(column_type(table, "dec_int"), catalog_type(L::decimal, 20, 0));
+  EXPECT_EQ(column_type(table, "t_micros"), catalog_type(L::time));
+  EXPECT_EQ(column_type(table, "f_float"), catalog_type(L::float32));
+  EXPECT_EQ(column_type(table, "f_double"), catalog_type(L::float64));
   const auto rows = rows_of(
       "SELECT CAST(dec_bytes AS VARCHAR), CAST(dec_wide AS VARCHAR), CAST(dec_int AS VARCHAR), "
       "CAST(dec_fixed AS VARCHAR), uuid, CAST(day AS VARCHAR), CAST(t_millis AS VARCHAR), CAST(t_micros AS VARCHAR), "
@@ -193,8 +187,8 @@ TEST_P(TypedColumns, DecimalsWiderThan38DigitsAreText) {
   produce("avro-wide-decimal", topic);
   sync_ok(typed_manifest(topic));
   const auto table = table_of(topic);
-  EXPECT_EQ(column_type(table, "big"), type("VARCHAR", "text"));
-  EXPECT_EQ(column_type(table, "small"), type("DECIMAL(4,1)", "numeric(4,1)"));
+  EXPECT_EQ(column_type(table, "big"), catalog_type(L::text));
+  EXPECT_EQ(column_type(table, "small"), catalog_type(L::decimal, 4, 1));
   EXPECT_EQ(rows_of("SELECT big, CAST(small AS VARCHAR), decode_error FROM " + target(table) + " ORDER BY kafka_offset"),
             (Rows{{"123456789012345678901234567890123456789012345.12345", "-999.9", std::nullopt},
                   {"-0.00001", "0.0", std::nullopt}}));
@@ -209,12 +203,14 @@ TEST_P(TypedColumns, AValueTheEngineRefusesLeavesItsColumnNullWithTheReason) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0][0], Cell("1"));
   EXPECT_EQ(rows[1], (std::vector<Cell>{"2", "false", std::nullopt}));
-  if (pg()) {
-    // text cannot hold U+0000: the column is NULL and the row says why (the value, which
-    // jsonb cannot hold either, is kept as its JSON text).
+  if (traits().text_refuses_nul) {
+    // text cannot hold U+0000: the column is NULL and the row says why (PostgreSQL: the value,
+    // which jsonb cannot hold either, is kept as its JSON text).
     EXPECT_EQ(rows[0][1], Cell("true"));
     ASSERT_TRUE(rows[0][2]);
-    EXPECT_NE(rows[0][2]->find("column s not stored: PostgreSQL refused it"), std::string::npos) << *rows[0][2];
+    EXPECT_NE(rows[0][2]->find("column s not stored: " + traits().display_name + " refused it"),
+              std::string::npos)
+        << *rows[0][2];
   } else {
     EXPECT_EQ(rows[0][1], Cell("false"));  // DuckDB's VARCHAR holds it
   }
@@ -231,11 +227,11 @@ TEST_P(TypedColumns, InferredFromPlainJsonWithMixedTypes) {
   const auto manifest = write_manifest({topic}, "tables:\n  \"" + topic + "\": {columns: infer}\n");
   sync_ok(manifest);
   const auto table = table_of(topic);
-  EXPECT_EQ(column_type(table, "n"), type("BIGINT", "bigint"));
-  EXPECT_EQ(column_type(table, "x"), type("DOUBLE", "double precision"));  // integers and reals
-  EXPECT_EQ(column_type(table, "s"), type("VARCHAR", "text"));
-  EXPECT_EQ(column_type(table, "o__p"), type("BOOLEAN", "boolean"));
-  EXPECT_EQ(column_type(table, "mixed"), type("JSON", "jsonb"));  // a number here, a string there
+  EXPECT_EQ(column_type(table, "n"), catalog_type(L::int64));
+  EXPECT_EQ(column_type(table, "x"), catalog_type(L::float64));  // integers and reals
+  EXPECT_EQ(column_type(table, "s"), catalog_type(L::text));
+  EXPECT_EQ(column_type(table, "o__p"), catalog_type(L::boolean));
+  EXPECT_EQ(column_type(table, "mixed"), catalog_type(L::json));  // a number here, a string there
   const auto values = [&] {
     return rows_of("SELECT CAST(n AS VARCHAR), CAST(CAST(x * 10 AS BIGINT) AS VARCHAR), s, CAST(o__p AS VARCHAR), "
                    "CAST(mixed AS VARCHAR), value_format, decode_error FROM " + target(table) + " ORDER BY kafka_offset");
@@ -250,7 +246,7 @@ TEST_P(TypedColumns, InferredFromPlainJsonWithMixedTypes) {
   p.send(topic, Record{"k4", R"({"n": 3, "extra": "e"})"});
   p.flush();
   sync_ok(manifest);
-  EXPECT_EQ(column_type(table, "extra"), type("VARCHAR", "text"));
+  EXPECT_EQ(column_type(table, "extra"), catalog_type(L::text));
   EXPECT_EQ(rows_of("SELECT CAST(n AS VARCHAR), extra, s FROM " + target(table) + " WHERE kafka_offset = 3"),
             (Rows{{"3", "e", std::nullopt}}));
   // A field that turns from a number into text is a breaking change, as with a schema.
@@ -258,9 +254,11 @@ TEST_P(TypedColumns, InferredFromPlainJsonWithMixedTypes) {
   p.flush();
   const auto r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find("field n: column n is " + type("BIGINT", "bigint") + " in the table but " +
-                                 type("JSON", "jsonb") + " (inferred text) in the sampled values (a changed type)"),
-            std::string::npos)
+  EXPECT_NE(
+      (r.out + r.err)
+          .find("field n: column n is " + krow_type(L::int64) + " in the table but " +
+                krow_type(L::json) + " (inferred text) in the sampled values (a changed type)"),
+      std::string::npos)
       << r.out << r.err;
 }
 
@@ -273,19 +271,22 @@ TEST_P(TypedColumns, ProtobufAndJsonSchemaTopics) {
                                             json + "\": {columns: from_schema}\n"));
   // Protobuf: int64 as BIGINT, uint64 beyond it (UBIGINT, numeric(20,0)), enums as text,
   // bytes as base64 text, nested messages flattened, Timestamp as an instant.
-  EXPECT_EQ(column_type(table_of(proto), "value__id"), type("BIGINT", "bigint"));
-  EXPECT_EQ(column_type(table_of(proto), "total"), type("UBIGINT", "numeric(20,0)"));
-  EXPECT_EQ(column_type(table_of(proto), "weight"), type("FLOAT", "real"));
-  EXPECT_EQ(rows_of("SELECT CAST(value__id AS VARCHAR), CAST(total AS VARCHAR), kind, blob, part__sku, "
-                    "CAST(part__quantity AS VARCHAR), CAST(" + epoch_us("\"at\"") + " AS VARCHAR), CAST(ratio = 0.1 AS "
-                    "VARCHAR), CAST(weight AS VARCHAR), CAST(ok AS VARCHAR), decode_error FROM " +
-                    target(table_of(proto)) + " ORDER BY kafka_offset"),
-            (Rows{{"9223372036854775807", "18446744073709551615", "BIG", "AP8=", "A-1", "3", "1709210096789012",
-                   "true", "1.5", "true", std::nullopt},
-                  {"-9223372036854775808", "1", "KIND_UNSPECIFIED", "", std::nullopt, std::nullopt, std::nullopt,
-                   "false", type("0.0", "0"), "false", std::nullopt}}));
+  EXPECT_EQ(column_type(table_of(proto), "value__id"), catalog_type(L::int64));
+  EXPECT_EQ(column_type(table_of(proto), "total"), catalog_type(L::uint64));
+  EXPECT_EQ(column_type(table_of(proto), "weight"), catalog_type(L::float32));
+  EXPECT_EQ(
+      rows_of("SELECT CAST(value__id AS VARCHAR), CAST(total AS VARCHAR), kind, blob, part__sku, "
+              "CAST(part__quantity AS VARCHAR), CAST(" +
+              epoch_us("\"at\"") +
+              " AS VARCHAR), CAST(ratio = 0.1 AS "
+              "VARCHAR), CAST(weight AS VARCHAR), CAST(ok AS VARCHAR), decode_error FROM " +
+              target(table_of(proto)) + " ORDER BY kafka_offset"),
+      (Rows{{"9223372036854775807", "18446744073709551615", "BIG", "AP8=", "A-1", "3",
+             "1709210096789012", "true", "1.5", "true", std::nullopt},
+            {"-9223372036854775808", "1", "KIND_UNSPECIFIED", "", std::nullopt, std::nullopt,
+             std::nullopt, "false", traits().whole_float_text(0), "false", std::nullopt}}));
   // JSON Schema: integer as BIGINT (beyond 2^53 kept exact), number as DOUBLE.
-  EXPECT_EQ(column_type(table_of(json), "score"), type("DOUBLE", "double precision"));
+  EXPECT_EQ(column_type(table_of(json), "score"), catalog_type(L::float64));
   EXPECT_EQ(rows_of("SELECT CAST(value__id AS VARCHAR), name, CAST(score AS VARCHAR), CAST(active AS VARCHAR), "
                     "address__city, address__zip, CAST(tags AS VARCHAR), decode_error FROM " + target(table_of(json)) +
                     " ORDER BY kafka_offset"),
@@ -329,7 +330,7 @@ TEST_P(TypedColumns, MissingColumnsAreAddedOtherDifferencesStop) {
   probe().set_position(topic, 0, 2);
   const auto plan = krow({"plan", manifest});
   EXPECT_NE(plan.out.find("." + std::string("\"") + table_of(topic) + "\" ADD COLUMN \"score\" " +
-                          type("DOUBLE", "double precision")),
+                          krow_type(L::float64)),
             std::string::npos)
       << plan.out;
   sync_ok(manifest);
@@ -340,19 +341,22 @@ TEST_P(TypedColumns, MissingColumnsAreAddedOtherDifferencesStop) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0][1], std::nullopt);
   EXPECT_EQ(rows[0][2], std::nullopt);
-  EXPECT_EQ(rows[2], (std::vector<Cell>{"2", std::nullopt, type("3.0", "3"), "misfit", stored_json(Cell(R"(["x"])"))}));
+  EXPECT_EQ(rows[2], (std::vector<Cell>{"2", std::nullopt, traits().whole_float_text(3), "misfit",
+                                        stored_json(Cell(R"(["x"])"))}));
   const auto order = rows_of("SELECT string_agg(CAST(column_name AS VARCHAR), ',' ORDER BY ordinal_position) FROM "
                              "information_schema.columns WHERE table_schema = 'confluent' AND table_name = '" +
                              table_of(topic) + "'");
   EXPECT_NE(order[0][0]->find(",tags,score,note"), std::string::npos) << *order[0][0];
   // A column of another type stops the table, naming the field and both types.
-  probe().execute("ALTER TABLE " + table + " ALTER COLUMN status TYPE " + type("INTEGER", "integer") + " USING CAST(NULL AS INTEGER)");
+  probe().execute("ALTER TABLE " + table + " ALTER COLUMN status TYPE " + krow_type(L::int32) +
+                  " USING CAST(NULL AS INTEGER)");
   const auto r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find("field status: column status is " + type("INTEGER", "integer") +
-                                 " in the table but " + type("VARCHAR", "text") +
-                                 " (string) in the latest value schema (a changed type)"),
-            std::string::npos)
+  EXPECT_NE(
+      (r.out + r.err)
+          .find("field status: column status is " + krow_type(L::int32) + " in the table but " +
+                krow_type(L::text) + " (string) in the latest value schema (a changed type)"),
+      std::string::npos)
       << r.out << r.err;
 }
 
@@ -420,8 +424,8 @@ TEST_P(TypedColumns, AStagedFirstRunBlockedByItsGateCreatesNoTypedTable) {
       "passing.yaml");
   sync_ok(passing);
   for (const auto& topic : {inferred, latest}) {
-    EXPECT_EQ(column_type(table_of(topic), "n"), type("BIGINT", "bigint")) << topic;
-    EXPECT_EQ(column_type(table_of(topic), "s"), type("VARCHAR", "text")) << topic;
+    EXPECT_EQ(column_type(table_of(topic), "n"), catalog_type(L::int64)) << topic;
+    EXPECT_EQ(column_type(table_of(topic), "s"), catalog_type(L::text)) << topic;
   }
   EXPECT_EQ(rows_of("SELECT CAST(n AS VARCHAR), s FROM " + target(table_of(inferred)) +
                     " ORDER BY kafka_offset"),
@@ -445,41 +449,43 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   produce(format + "-evolve-v1", topic);
   const auto manifest = typed_manifest(topic);
   sync_ok(manifest);
-  EXPECT_EQ(column_type(table, "value__id"), type("INTEGER", "integer"));
-  EXPECT_EQ(column_type(table, "name"), type("VARCHAR", "text"));
-  EXPECT_EQ(column_type(table, "qty"), type("INTEGER", "integer"));
-  EXPECT_EQ(column_type(table, "price"), type("FLOAT", "real"));
+  EXPECT_EQ(column_type(table, "value__id"), catalog_type(L::int32));
+  EXPECT_EQ(column_type(table, "name"), catalog_type(L::text));
+  EXPECT_EQ(column_type(table, "qty"), catalog_type(L::int32));
+  EXPECT_EQ(column_type(table, "price"), catalog_type(L::float32));
   if (format == "avro") {
-    EXPECT_EQ(column_type(table, "amount"), type("DECIMAL(6,2)", "numeric(6,2)"));
+    EXPECT_EQ(column_type(table, "amount"), catalog_type(L::decimal, 6, 2));
   }
 
   // v2: fields added, int and float widened. The plan shows the DDL the sync then runs.
   produce(format + "-evolve-v2", topic);
   const auto plan = krow({"plan", manifest});
   const auto at = "\"" + table + "\" ";
-  EXPECT_NE(plan.out.find("widen column qty " + type("INTEGER", "integer") + " -> " + type("BIGINT", "bigint")),
+  EXPECT_NE(plan.out.find("widen column qty " + krow_type(L::int32) + " -> " + krow_type(L::int64)),
             std::string::npos)
       << plan.out;
-  EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"qty\" " + type("SET DATA TYPE BIGINT", "TYPE bigint")),
+  EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"qty\" " + traits().alter_type(L::int64)),
             std::string::npos)
       << plan.out;
-  EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"price\" " + type("SET DATA TYPE DOUBLE", "TYPE double precision")),
+  EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"price\" " + traits().alter_type(L::float64)),
             std::string::npos)
       << plan.out;
-  EXPECT_NE(plan.out.find(at + "ADD COLUMN \"note\" " + type("VARCHAR", "text")), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find(at + "ADD COLUMN \"note\" " + krow_type(L::text)), std::string::npos)
+      << plan.out;
   const auto json = krow({"plan", manifest, "--format", "json"});
-  EXPECT_NE(json.out.find(R"("kind":"widen","column":"qty","of":"qty","from":")" + type("INTEGER", "integer") +
-                          R"(","to":")" + type("BIGINT", "bigint") + R"(","ddl":true)"),
-            std::string::npos)
+  EXPECT_NE(
+      json.out.find(R"("kind":"widen","column":"qty","of":"qty","from":")" + krow_type(L::int32) +
+                    R"(","to":")" + krow_type(L::int64) + R"(","ddl":true)"),
+      std::string::npos)
       << json.out;
   EXPECT_NE(json.out.find(R"("ddl":["ALTER TABLE )"), std::string::npos) << json.out;
   sync_ok(manifest);
-  EXPECT_EQ(column_type(table, "qty"), type("BIGINT", "bigint"));
-  EXPECT_EQ(column_type(table, "price"), type("DOUBLE", "double precision"));
-  EXPECT_EQ(column_type(table, "note"), type("VARCHAR", "text"));
+  EXPECT_EQ(column_type(table, "qty"), catalog_type(L::int64));
+  EXPECT_EQ(column_type(table, "price"), catalog_type(L::float64));
+  EXPECT_EQ(column_type(table, "note"), catalog_type(L::text));
   if (format == "avro") {
     // DECIMAL precision up, same scale: widened too, every stored value kept.
-    EXPECT_EQ(column_type(table, "amount"), type("DECIMAL(10,2)", "numeric(10,2)"));
+    EXPECT_EQ(column_type(table, "amount"), catalog_type(L::decimal, 10, 2));
     EXPECT_EQ(rows_of("SELECT CAST(amount AS VARCHAR) FROM " + target(table) + " ORDER BY kafka_offset"),
               (Rows{{"1234.56"}, {"-0.01"}, {"12345678.90"}, {"0.00"}}));
   }
@@ -498,8 +504,9 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   produce(format + "-evolve-v3", topic);
   const auto r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find("field name: column name is " + type("VARCHAR", "text") + " in the table but " +
-                                 name_type + " in the latest value schema (a changed type)"),
+  EXPECT_NE((r.out + r.err)
+                .find("field name: column name is " + krow_type(L::text) + " in the table but " +
+                      name_type + " in the latest value schema (a changed type)"),
             std::string::npos)
       << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("on_breaking: variant"), std::string::npos);
@@ -509,10 +516,11 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   // NULL in the new rows. The run record says which column went where.
   const auto variant = typed_manifest(topic, "columns: from_schema, on_breaking: variant", "variant.yaml");
   const auto vplan = krow({"plan", variant});
-  EXPECT_NE(vplan.out.find(at + "ADD COLUMN \"__krow_nc__name\" " + type("JSON", "jsonb")), std::string::npos)
+  EXPECT_NE(vplan.out.find(at + "ADD COLUMN \"__krow_nc__name\" " + krow_type(L::json)),
+            std::string::npos)
       << vplan.out;
   sync_ok(variant);
-  EXPECT_EQ(column_type(table, "__krow_nc__name"), type("JSON", "jsonb"));
+  EXPECT_EQ(column_type(table, "__krow_nc__name"), catalog_type(L::json));
   EXPECT_EQ(rows_of("SELECT name, CAST(__krow_nc__name AS VARCHAR), decode_error FROM " + target(table) +
                     " ORDER BY kafka_offset"),
             (Rows{{"a", std::nullopt, std::nullopt},
@@ -527,20 +535,20 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   EXPECT_EQ(std::string(change["kind"].get_string().value()), "variant");
   EXPECT_EQ(std::string(change["column"].get_string().value()), "__krow_nc__name");
   EXPECT_EQ(std::string(change["of"].get_string().value()), "name");
-  EXPECT_EQ(std::string(change["from"].get_string().value()), type("VARCHAR", "text"));
+  EXPECT_EQ(std::string(change["from"].get_string().value()), krow_type(L::text));
   // The next run finds the variant column there and goes on with it.
   sync_ok(variant);
   EXPECT_EQ(probe().count(table), 6);
 }
 
 TEST_P(TypedColumns, AvroSchemaEvolutionAddsWidensAndRefusesOrIsolatesABreakingChange) {
-  evolve("avro", type("INTEGER", "integer") + " (int)", "42", "-1", std::nullopt);
+  evolve("avro", krow_type(L::int32) + " (int)", "42", "-1", std::nullopt);
 }
 
 TEST_P(TypedColumns, ProtobufSchemaEvolutionAddsWidensAndRefusesOrIsolatesABreakingChange) {
-  // Protobuf 64-bit integers are JSON strings in the value (SPEC.md), and so in the variant
+  // Protobuf 64-bit integers are JSON strings in the value (docs/row-contract.md), and so in the variant
   // column; proto3 strings are never missing (the empty string is written).
-  evolve("protobuf", type("BIGINT", "bigint") + " (int64)", stored_json(Cell(R"("42")")).value(),
+  evolve("protobuf", krow_type(L::int64) + " (int64)", stored_json(Cell(R"("42")")).value(),
          stored_json(Cell(R"("-1")")).value(), Cell(""));
 }
 
@@ -597,9 +605,9 @@ TEST_P(TypedColumns, AFieldKeepsItsColumnWhenLaterVersionsAddCollidingNames) {
     EXPECT_EQ(wanted.count(of["a__b"]), 1u);
     EXPECT_EQ(wanted.count(of["name"]), 1u);
     const auto types = probe().column_types(table);
-    EXPECT_EQ(types.at("a__b"), type("VARCHAR", "text"));
-    EXPECT_EQ(types.at(of["A__B"]), type("BIGINT", "bigint"));
-    EXPECT_EQ(types.at("a__c"), type("INTEGER", "integer"));
+    EXPECT_EQ(types.at("a__b"), catalog_type(L::text));
+    EXPECT_EQ(types.at(of["A__B"]), catalog_type(L::int64));
+    EXPECT_EQ(types.at("a__c"), catalog_type(L::int32));
     EXPECT_EQ(types.count("__krow_nc__a__b") + types.count("__krow_nc__Name"), 0u);
     const auto q = [](const std::string& c) { return "\"" + c + "\""; };
     EXPECT_EQ(
@@ -629,8 +637,8 @@ TEST_P(TypedColumns, IntegersBeyond64BitsEmptyOnlyTheirCellAndZonedTimesFit) {
   produce("json-schema-edges", topic);
   sync_ok(typed_manifest(topic));
   const auto table = table_of(topic);
-  EXPECT_EQ(column_type(table, "value__id"), type("BIGINT", "bigint"));
-  EXPECT_EQ(column_type(table, "at"), type("TIME", "time without time zone"));
+  EXPECT_EQ(column_type(table, "value__id"), catalog_type(L::int64));
+  EXPECT_EQ(column_type(table, "at"), catalog_type(L::time));
   const auto rows = rows_of(
       "SELECT CAST(value__id AS VARCHAR), name, CAST(\"at\" AS VARCHAR), decode_error FROM " +
       target(table) + " ORDER BY kafka_offset");
@@ -640,13 +648,13 @@ TEST_P(TypedColumns, IntegersBeyond64BitsEmptyOnlyTheirCellAndZonedTimesFit) {
   EXPECT_EQ(rows[0][2], Cell("13:45:00"));
   ASSERT_TRUE(rows[0][3]);
   EXPECT_EQ(*rows[0][3],
-            "column value__id (" + type("BIGINT", "bigint") + "): got 1180591620717411303424");
+            "column value__id (" + krow_type(L::int64) + "): got 1180591620717411303424");
   EXPECT_EQ(rows[1][0], std::nullopt);
   EXPECT_EQ(rows[1][1], Cell("y"));
   EXPECT_EQ(rows[1][2], Cell("11:45:00"));
   ASSERT_TRUE(rows[1][3]);
   EXPECT_EQ(*rows[1][3],
-            "column value__id (" + type("BIGINT", "bigint") + "): got -18446744073709551616");
+            "column value__id (" + krow_type(L::int64) + "): got -18446744073709551616");
   EXPECT_EQ(rows[2], (std::vector<Cell>{"7", "z", "06:45:30.25", std::nullopt}));
   EXPECT_EQ(rows[3], (std::vector<Cell>{"9223372036854775807", "w", "23:59:59", std::nullopt}));
   // The JSON column and the value keep the big numbers exactly.
@@ -666,8 +674,8 @@ TEST_P(TypedColumns, InferenceReadsIntegersBeyond64BitsIntoAJsonColumn) {
   p.flush();
   sync_ok(write_manifest({topic}, "tables:\n  \"" + topic + "\": {columns: infer}\n"));
   const auto table = table_of(topic);
-  EXPECT_EQ(column_type(table, "a"), type("BIGINT", "bigint"));
-  EXPECT_EQ(column_type(table, "big"), type("JSON", "jsonb"));
+  EXPECT_EQ(column_type(table, "a"), catalog_type(L::int64));
+  EXPECT_EQ(column_type(table, "big"), catalog_type(L::json));
   EXPECT_EQ(rows_of("SELECT CAST(a AS VARCHAR), CAST(big AS VARCHAR), decode_error FROM " +
                     target(table) + " ORDER BY kafka_offset"),
             (Rows{{"4", "1180591620717411303424", std::nullopt}, {"5", "1", std::nullopt}}));

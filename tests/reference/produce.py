@@ -11,7 +11,7 @@ stdout, in produce order:
     {"partition": 0, "offset": 5, "schema_id": 3, "key": "k1", "key_schema_id": null,
      "expected": {...}, "expected_key": "k1"}
 
-`expected` is the JSON value krow must store in the row's `value` column (SPEC.md §3: bytes
+`expected` is the JSON value krow must store in the row's `value` column (docs/row-contract.md: bytes
 as base64, Protobuf 64-bit integers as strings, Avro longs as numbers, Protobuf fields under
 their .proto names with default values present, enums by name); `schema_id` is the ID written
 in the value's framing header. `expected_key` is the text krow must store in the `key` column
@@ -713,7 +713,7 @@ def check_protobuf_expected(msg, expected: dict, decimal_fields: tuple[str, ...]
 
 
 def message_indexes(payload: bytes) -> list[int]:
-    """The message-index list of a framed Protobuf payload (SPEC.md §3): zig-zag varints after
+    """The message-index list of a framed Protobuf payload (docs/row-contract.md): zig-zag varints after
     the 5-byte header, count first; a count of 0 (the single byte 0x00) means [0]."""
     pos = 5
 

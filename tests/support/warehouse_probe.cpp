@@ -202,6 +202,9 @@ class PostgresProbe : public Probe {
   QueryResult query(const std::string& sql) override { return db_.query(sql); }
   void execute(const std::string& sql) override { db_.exec(sql); }
   std::string canonical_json(const std::string& json) override { return db_.scalar("SELECT $1::jsonb::text", {json}); }
+  bool same_json(const std::string& a, const std::string& b) override {
+    return db_.scalar("SELECT $1::jsonb = $2::jsonb", {a, b}) == "t";
+  }
   std::vector<Cell> canonical_json(const std::vector<Cell>& json) override {
     std::string array = "{";
     for (size_t i = 0; i < json.size(); ++i) {
@@ -314,6 +317,11 @@ class BigQueryProbe : public Probe {
 };
 
 }  // namespace
+
+bool Probe::same_json(const std::string&, const std::string&) {
+  throw std::logic_error("the " + engine() +
+                         " probe compares no JSON: its JSON is compared structurally");
+}
 
 std::unique_ptr<Probe> duckdb_probe(const std::string& path, const std::string& schema) {
   return std::make_unique<DuckDBProbe>(path, schema);

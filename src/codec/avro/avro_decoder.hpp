@@ -1,6 +1,6 @@
 #pragma once
 // Runs an Avro decode plan (avro_schema.hpp) over one message's binary encoding and writes
-// its JSON form. JSON shapes (SPEC.md §3): records → objects with fields in schema order,
+// its JSON form. JSON shapes (docs/row-contract.md): records → objects with fields in schema order,
 // enums → symbol strings, arrays → arrays, maps → objects, bytes and fixed → base64
 // strings, long → a plain number, NaN/±infinity → "NaN"/"Infinity"/"-Infinity", decimals
 // → exact decimal strings, dates, times and timestamps → ISO 8601 text (UTC ones with Z),

@@ -1,5 +1,5 @@
 #pragma once
-// The SchemaDecoder for Protobuf schemas (SPEC.md §3): a payload's message-index list picks
+// The SchemaDecoder for Protobuf schemas (docs/row-contract.md): a payload's message-index list picks
 // the message type, check_wire validates the wire data, and WirePrinter writes the JSON
 // straight from the bytes. decode_reference() takes protobuf's own road instead (a
 // DynamicMessage, then ReflectionPrinter): the tests and the fuzz target hold the two to

@@ -1,5 +1,5 @@
 #pragma once
-// Prints Protobuf wire bytes as JSON (SPEC.md §3) straight from the bytes, with the
+// Prints Protobuf wire bytes as JSON (docs/row-contract.md) straight from the bytes, with the
 // message plans, without building a protobuf message: the decoder's fast path.
 //
 // The JSON: field names as written in the .proto, in declaration order; fields without

@@ -12,8 +12,10 @@
 #include <cstdlib>
 #include <random>
 
-#include "rows/row_contract.hpp"
+#include "contract/row_contract.hpp"
+#include "contract/state_tables.hpp"
 #include "util/error.hpp"
+#include "util/fault_injection.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/sql_text.hpp"
@@ -32,22 +34,44 @@ constexpr int kLeaseSeconds = 600;
 constexpr int64_t kLoadTableLifeMs = 24 * 3600 * 1000;
 constexpr int64_t kStagingLifeMs = 7 * kLoadTableLifeMs;
 
-const char* bigquery_type(rows::LogicalType t) {
-  switch (t) {
-    case rows::LogicalType::text: return "STRING";
-    case rows::LogicalType::int32:
-    case rows::LogicalType::int64: return "INT64";
-    case rows::LogicalType::timestamp: return "TIMESTAMP";
-    case rows::LogicalType::json: return "JSON";
-    case rows::LogicalType::boolean: return "BOOL";
+// A column's GoogleSQL type: the row contract's and typed columns' alike.
+std::string bigquery_type(ColumnType type, int32_t precision = 0, int32_t scale = 0) {
+  switch (type) {
+    case ColumnType::boolean:
+      return "BOOL";
+    case ColumnType::int32:
+    case ColumnType::int64:
+      return "INT64";
+    case ColumnType::uint64:
+      return "BIGNUMERIC";
+    case ColumnType::float32:
+    case ColumnType::float64:
+      return "FLOAT64";
+    case ColumnType::decimal:
+      if (precision - scale <= 29 && scale <= 9) return "NUMERIC";
+      if (precision - scale <= 38 && scale <= 38) return "BIGNUMERIC";
+      return "STRING";
+    case ColumnType::text:
+      return "STRING";
+    case ColumnType::bytes:
+      return "STRING";  // base64, as in the value column
+    case ColumnType::date:
+      return "DATE";
+    case ColumnType::time:
+      return "TIME";
+    case ColumnType::timestamp:
+      return "TIMESTAMP";
+    case ColumnType::json:
+      return "JSON";
   }
-  return "STRING";
+  return "JSON";
 }
 
 // The row contract's columns in BigQuery types.
 std::vector<Field> row_fields() {
   std::vector<Field> out;
-  for (const auto& c : rows::kColumns) out.push_back({std::string(c.name), bigquery_type(c.type), !c.nullable});
+  for (const auto& c : contract::kColumns)
+    out.push_back({std::string(c.name), bigquery_type(c.type), !c.nullable});
   return out;
 }
 
@@ -56,10 +80,10 @@ std::vector<Field> row_fields() {
 // timestamp as milliseconds (no text format to agree on).
 std::vector<Field> load_fields() {
   std::vector<Field> out;
-  for (const auto& c : rows::kColumns) {
-    const char* type = c.type == rows::LogicalType::json        ? "STRING"
-                       : c.type == rows::LogicalType::timestamp ? "INT64"
-                                                                : bigquery_type(c.type);
+  for (const auto& c : contract::kColumns) {
+    const std::string type = c.type == ColumnType::json        ? "STRING"
+                             : c.type == ColumnType::timestamp ? "INT64"
+                                                               : bigquery_type(c.type);
     out.push_back({std::string(c.name), type, !c.nullable});
   }
   return out;
@@ -67,7 +91,8 @@ std::vector<Field> load_fields() {
 
 std::string column_list() {
   std::string out;
-  for (const auto& c : rows::kColumns) out += (out.empty() ? "" : ", ") + std::string("`") + std::string(c.name) + "`";
+  for (const auto& c : contract::kColumns)
+    out += (out.empty() ? "" : ", ") + std::string("`") + std::string(c.name) + "`";
   return out;
 }
 
@@ -136,33 +161,15 @@ int64_t now_ms() {
 }  // namespace
 
 std::string BigQueryWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
-  using columns::ColumnType;
-  switch (column.type) {
-    case ColumnType::boolean: return "BOOL";
-    case ColumnType::int32:
-    case ColumnType::int64: return "INT64";
-    case ColumnType::uint64: return "BIGNUMERIC";
-    case ColumnType::float32:
-    case ColumnType::float64: return "FLOAT64";
-    case ColumnType::decimal:
-      if (column.precision - column.scale <= 29 && column.scale <= 9) return "NUMERIC";
-      if (column.precision - column.scale <= 38 && column.scale <= 38) return "BIGNUMERIC";
-      return "STRING";
-    case ColumnType::text: return "STRING";
-    case ColumnType::bytes: return "STRING";  // base64, as in the value column
-    case ColumnType::date: return "DATE";
-    case ColumnType::time: return "TIME";
-    case ColumnType::timestamp: return "TIMESTAMP";
-    case ColumnType::json: return "JSON";
-  }
-  return "JSON";
+  return bigquery_type(column.type, column.precision, column.scale);
 }
 
 std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_columns(const std::string& table) {
   const auto fields = client_->table_fields(config_.schema, table);
   if (!fields) return std::nullopt;
-  bool same = fields->size() >= rows::kColumnCount;
-  for (size_t i = 0; same && i < rows::kColumnCount; ++i) same = (*fields)[i] == rows::kColumns[i].name;
+  bool same = fields->size() >= contract::kColumnCount;
+  for (size_t i = 0; same && i < contract::kColumnCount; ++i)
+    same = (*fields)[i] == contract::kColumns[i].name;
   if (!same)
     throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
                                              " exists but does not have krow's columns; rename or drop it, or choose "
@@ -170,7 +177,8 @@ std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_column
   // Typed columns are not written to BigQuery yet (the manifest refuses them): any column
   // after the metadata ones was added by hand, and krow plans none of its types.
   std::vector<columns::TableColumn> out;
-  for (size_t i = rows::kColumnCount; i < fields->size(); ++i) out.push_back({(*fields)[i], "", std::nullopt});
+  for (size_t i = contract::kColumnCount; i < fields->size(); ++i)
+    out.push_back({(*fields)[i], "", std::nullopt});
   return out;
 }
 
@@ -225,19 +233,19 @@ std::vector<Param> BigQueryWarehouse::params() const {
 void BigQueryWarehouse::create_state() {
   client_->create_dataset(state_dataset_, location_);
   client_->create_dataset(load_dataset_, location_, kLoadTableLifeMs);
-  auto table = [&](const char* name, std::vector<Field> fields) {
-    if (!client_->table_fields(state_dataset_, name)) client_->create_table(state_dataset_, name, {std::move(fields)});
-  };
-  table("positions", {{"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true}, {"topic", "STRING", true},
-                      {"topic_id", "STRING", true}, {"kafka_partition", "INT64", true}, {"next_offset", "INT64", true},
-                      {"updated_at", "TIMESTAMP", false}});
-  table("tables", {{"sync_id", "STRING", true}, {"topic", "STRING", true}, {"warehouse_schema", "STRING", true},
-                   {"table_name", "STRING", true}, {"created_at", "TIMESTAMP", false}});
-  table("runs", {{"run_id", "STRING", true}, {"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true},
-                 {"started_at", "TIMESTAMP", false}, {"finished_at", "TIMESTAMP", false}, {"status", "STRING", false},
-                 {"record", "STRING", false}});
-  table("leases", {{"sync_id", "STRING", true}, {"warehouse_schema", "STRING", true}, {"holder", "STRING", true},
-                   {"host", "STRING", false}, {"pid", "INT64", false}, {"expires_at", "TIMESTAMP", true}});
+  // BigQuery enforces no key; records stay STRING (they are written and read as text), as in
+  // the datasets earlier krows made. No column bindings: BigQuery takes no typed columns yet,
+  // and each table looked up is a request at every start.
+  for (const auto* t :
+       {&contract::kPositions, &contract::kTables, &contract::kRuns, &contract::kLeases}) {
+    if (client_->table_fields(state_dataset_, std::string(t->name))) continue;
+    std::vector<Field> fields;
+    for (const auto& c : t->columns)
+      fields.push_back({std::string(c.name),
+                        c.type == ColumnType::json ? "STRING" : bigquery_type(c.type),
+                        !c.nullable});
+    client_->create_table(state_dataset_, std::string(t->name), {std::move(fields)});
+  }
 }
 
 void BigQueryWarehouse::take_lease() {
@@ -253,8 +261,8 @@ void BigQueryWarehouse::take_lease() {
   std::string unchanged = "(SELECT COUNT(*) FROM " + leases + " WHERE " + mine + ") = " + std::to_string(held.rows.size());
   for (const auto& row : held.rows) {
     const std::string holder = row[0].value_or(""), host = row[1].value_or("");
-    const int64_t pid = row[2] ? std::stoll(*row[2]) : 0;
-    const int64_t expires = row[3] ? std::stoll(*row[3]) : 0;
+    const int64_t pid = bigquery::integer_cell(row[2], "a lease's pid");
+    const int64_t expires = bigquery::integer_cell(row[3], "a lease's expiry");
     const bool dead_here = host == this_host() && !process_alive(pid);
     if (expires > now_ms() && !dead_here)
       throw Error(ErrorClass::transient,
@@ -305,8 +313,9 @@ std::vector<Position> BigQueryWarehouse::positions(const std::string& sync_id) {
                                     state_table("positions") + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
                                 p, location_, "reading positions");
   for (const auto& row : r.rows)
-    out.push_back({row[0].value_or(""), TopicId(row[1].value_or("")), Partition(std::stoi(row[2].value_or("0"))),
-                   Offset(std::stoll(row[3].value_or("0")))});
+    out.push_back({row[0].value_or(""), TopicId(row[1].value_or("")),
+                   Partition(static_cast<int32_t>(bigquery::integer_cell(row[2], "a partition"))),
+                   Offset(bigquery::integer_cell(row[3], "a position"))});
   return out;
 }
 
@@ -410,16 +419,17 @@ std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& b
         ndjson += '"';
       };
       id.clear();
-      rows::append_id(id, t.topic_id, row.partition, row.offset);
+      contract::append_id(id, t.topic_id, row.partition, row.offset);
       ndjson += "{\"id\":";
       append_json_string(ndjson, id);
       ndjson += ",\"kafka_topic_id\":";
       append_json_string(ndjson, t.topic_id.str());
       number("kafka_partition", row.partition.value());
       number("kafka_offset", row.offset.value());
-      if (row.timestamp_type != rows::TimestampType::none) {
+      if (row.timestamp_type != contract::TimestampType::none) {
         number("kafka_timestamp", row.timestamp_ms);
-        ndjson += ",\"kafka_timestamp_type\":\"" + std::string(rows::timestamp_type_name(row.timestamp_type)) + "\"";
+        ndjson += ",\"kafka_timestamp_type\":\"" +
+                  std::string(contract::timestamp_type_name(row.timestamp_type)) + "\"";
       }
       text("key", row.key.text);
       format("key_format", row.key.format);
@@ -502,10 +512,9 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
                                WriteMode mode) {
   (void)sync_id;  // this object's sync: the lease and the positions are its own
   const auto loaded = load_batch(batch);
-  // Fault injection for tests: the process stops itself between loading a batch and the
-  // transaction that publishes it, so that a test can kill -9 it at exactly this point.
-  if (const char* stop = std::getenv("KROW_TEST_STOP_AFTER_LOAD"); stop && std::string_view(stop) == "1")
-    std::raise(SIGSTOP);
+  // Between loading a batch and the transaction that publishes it: a test can kill -9 the
+  // process exactly here.
+  fault::stop_here_if_asked(fault::StopPoint::after_load);
   std::string sql = fence_and_move(moves);
   for (const auto& l : loaded) {
     const auto& t = batch.tables()[l.slot];
@@ -518,7 +527,7 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
       // their own).
       int64_t lo = INT64_MAX, hi = INT64_MIN;
       for (const auto& row : t.rows)
-        if (row.timestamp_type != rows::TimestampType::none) {
+        if (row.timestamp_type != contract::TimestampType::none) {
           lo = std::min(lo, row.timestamp_ms);
           hi = std::max(hi, row.timestamp_ms);
         }
@@ -601,8 +610,9 @@ RowCount BigQueryWarehouse::count_rows(const std::string& sync_id, const std::st
   const auto r = client_->query(sql, {}, location_, "counting rows");
   RowCount out;
   if (!r.rows.empty() && !r.rows[0].empty()) {
-    out.rows = std::stoll(r.rows[0][0].value_or("0"));
-    if (r.rows[0].size() > 1 && r.rows[0][1]) out.newest_ms = std::stoll(*r.rows[0][1]);
+    out.rows = bigquery::integer_cell(r.rows[0][0], "a row count");
+    if (r.rows[0].size() > 1 && r.rows[0][1])
+      out.newest_ms = bigquery::integer_cell(r.rows[0][1], "the newest timestamp");
   }
   return out;
 }
@@ -637,8 +647,9 @@ std::vector<RunRecord> BigQueryWarehouse::runs(const std::string& sync_id, int l
                                     "LIMIT @limit",
                                 p, location_, "reading run records");
   for (const auto& row : r.rows)
-    out.push_back({row[0].value_or(""), row[1].value_or(""), std::stoll(row[2].value_or("0")),
-                   std::stoll(row[3].value_or("0")), row[4].value_or(""), row[5].value_or("")});
+    out.push_back(
+        {row[0].value_or(""), row[1].value_or(""), bigquery::integer_cell(row[2], "a run's start"),
+         bigquery::integer_cell(row[3], "a run's end"), row[4].value_or(""), row[5].value_or("")});
   return out;
 }
 

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "warehouse/bigquery/bq_client.hpp"
-#include "warehouse/bigquery/bq_settings.hpp"
+#include "warehouse/bigquery/bigquery_client.hpp"
+#include "warehouse/bigquery/bigquery_settings.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
@@ -41,7 +41,6 @@ class BigQueryWarehouse : public Warehouse {
   ~BigQueryWarehouse() override;
 
   std::string describe() const override { return settings_.describe(config_.schema); }
-  NameRules name_rules() const override { return NameRules{1024}; }
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
   // None: BigQuery tables get no typed columns yet (the manifest refuses them).

@@ -9,13 +9,13 @@
 #include <regex>
 #include <thread>
 
+#include "contract/row_contract.hpp"
 #include "rows/json_limits.hpp"
-#include "rows/row_contract.hpp"
 #include "util/error.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/column_types.hpp"
-#include "warehouse/postgres/pg_copy.hpp"
+#include "warehouse/postgres/postgres_copy.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -39,18 +39,6 @@ std::string array_literal(const std::vector<std::string>& items) {
     out.push_back('"');
   }
   return out + "}";
-}
-
-const char* postgres_type(rows::LogicalType t) {
-  switch (t) {
-    case rows::LogicalType::text: return "text";
-    case rows::LogicalType::int32: return "integer";
-    case rows::LogicalType::int64: return "bigint";
-    case rows::LogicalType::timestamp: return "timestamptz";
-    case rows::LogicalType::json: return "jsonb";
-    case rows::LogicalType::boolean: return "boolean";
-  }
-  return "text";
 }
 
 // What jsonb holds of JSON: no U+0000, surrogates only in pairs, and numeric's range.
@@ -80,7 +68,6 @@ std::vector<std::string> key_sql(const TableSettings& settings, const std::strin
 // One typed cell (rows/typed_values.hpp) in the binary form of its column's type.
 void put_typed(pg::CopyWriter& w, const columns::ColumnSpec& spec, const rows::TypedCell& cell,
                const std::string& arena) {
-  using columns::ColumnType;
   if (!cell.present) return w.null();
   switch (spec.type) {
     case ColumnType::boolean: return w.boolean(cell.a != 0);
@@ -110,7 +97,6 @@ std::string application_name() {
 }  // namespace
 
 std::string PostgresWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
-  using columns::ColumnType;
   switch (column.type) {
     case ColumnType::boolean: return "boolean";
     case ColumnType::int32: return "integer";
@@ -139,14 +125,15 @@ std::optional<std::vector<columns::TableColumn>> PostgresWarehouse::typed_column
       "attnum > 0 AND NOT attisdropped ORDER BY attnum",
       {target}, "reading a table's columns");
   const int n = PQntuples(cols.get());
-  bool same = n >= static_cast<int>(rows::kColumnCount);
-  for (int i = 0; same && i < static_cast<int>(rows::kColumnCount); ++i) same = text(cols, i, 0) == rows::kColumns[i].name;
+  bool same = n >= static_cast<int>(contract::kColumnCount);
+  for (int i = 0; same && i < static_cast<int>(contract::kColumnCount); ++i)
+    same = text(cols, i, 0) == contract::kColumns[i].name;
   if (!same)
     throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
                                              " exists but does not have krow's columns; rename or drop it, or "
                                              "choose another warehouse.schema");
   std::vector<columns::TableColumn> out;
-  for (int i = static_cast<int>(rows::kColumnCount); i < n; ++i) {
+  for (int i = static_cast<int>(contract::kColumnCount); i < n; ++i) {
     // format_type's names, spelt as column_sql_type spells them.
     auto type = text(cols, i, 1);
     if (type == "timestamp with time zone") type = "timestamptz";
@@ -336,7 +323,7 @@ std::optional<PostgresWarehouse::LockHolder> PostgresWarehouse::lock_holder(
   static const std::regex krow_session(R"(krow pid ([0-9]{1,10}) on (.+))");
   std::smatch m;
   if (std::regex_match(app, m, krow_session) && m[2].str() == this_host()) {
-    const int64_t pid = std::stoll(m[1].str());
+    const int64_t pid = parse_int64(m[1].str()).value_or(0);  // at most 10 digits: fits
     h.gone = pid == getpid() || !process_alive(pid);
   }
   return h;
@@ -356,32 +343,11 @@ void PostgresWarehouse::ensure_schema(const std::string& schema) {
 void PostgresWarehouse::create_state() {
   // The warehouse schema comes with its first table (create_new_table).
   ensure_schema(kStateSchema);
-  if (!exists("_krow.positions"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.positions (sync_id text NOT NULL, warehouse_schema text NOT NULL, "
-        "topic text NOT NULL, topic_id text NOT NULL, kafka_partition integer NOT NULL, next_offset bigint NOT NULL, "
-        "updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (sync_id, warehouse_schema, topic_id, kafka_partition))",
-        "creating the positions table");
-  if (!exists("_krow.tables"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.tables (sync_id text NOT NULL, topic text NOT NULL, warehouse_schema text "
-        "NOT NULL, table_name text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), "
-        "PRIMARY KEY (warehouse_schema, table_name))",
-        "creating the tables table");
-  // Each typed column's field (columns/column_names.hpp), recorded when the column is made.
-  if (!exists("_krow.columns"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.columns (warehouse_schema text NOT NULL, table_name text "
-        "NOT NULL, "
-        "field_path text NOT NULL, column_name text NOT NULL, created_at timestamptz NOT NULL "
-        "DEFAULT now(), "
-        "PRIMARY KEY (warehouse_schema, table_name, field_path))",
-        "creating the column bindings table");
-  if (!exists("_krow.runs"))
-    conn_->exec(
-        "CREATE TABLE IF NOT EXISTS _krow.runs (run_id text PRIMARY KEY, sync_id text NOT NULL, warehouse_schema text "
-        "NOT NULL, started_at timestamptz, finished_at timestamptz, status text, record jsonb)",
-        "creating the runs table");
+  // CREATE TABLE IF NOT EXISTS needs CREATE on the schema even when the table exists.
+  for (const auto* table : contract::kStateTables)
+    if (!exists(std::string(kStateSchema) + "." + std::string(table->name)))
+      conn_->exec(state_table_sql(*this, kStateSchema, *table, "now()"),
+                  "creating krow's state tables");
 }
 
 std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
@@ -393,8 +359,9 @@ std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
       "warehouse_schema = $2",
       {sync_id, config_.schema}, "reading positions");
   for (int i = 0; i < PQntuples(r.get()); ++i)
-    out.push_back({text(r, i, 0), TopicId(text(r, i, 1)), Partition(std::stoi(text(r, i, 2))),
-                   Offset(std::stoll(text(r, i, 3)))});
+    out.push_back({text(r, i, 0), TopicId(text(r, i, 1)),
+                   Partition(static_cast<int32_t>(pg::Connection::integer(r, i, 2, "a partition"))),
+                   Offset(pg::Connection::integer(r, i, 3, "a position"))});
   return out;
 }
 
@@ -409,7 +376,7 @@ std::vector<TableMapping> PostgresWarehouse::tables() {
 }
 
 std::string PostgresWarehouse::planned_definitions(const TableSettings& settings) const {
-  std::string definitions = rows::column_definitions(postgres_type);
+  std::string definitions = row_column_definitions(*this);
   for (const auto& c : settings.typed_columns)
     definitions += ", " + quote(c.name) + " " + column_sql_type(c);
   return definitions;
@@ -545,14 +512,14 @@ void PostgresWarehouse::replace_what_jsonb_refuses(RowBatch& batch, size_t table
   if (row.value.text.present && row.value.format != Format::string) {
     const auto why = rows::json_refusal(row.value.text.view(batch.arena()), kJsonbLimits);
     if (!why.empty())
-      batch.replace_unstorable(table, index, rows::kValue, RowBatch::Fallback::as_text,
+      batch.replace_unstorable(table, index, contract::kValue, RowBatch::Fallback::as_text,
                                "PostgreSQL's jsonb cannot hold it (" + why + ")");
   }
   const Row& again = batch.tables()[table].rows[index];  // the arena may have moved
   if (again.headers.present) {
     const auto why = rows::json_refusal(again.headers.view(batch.arena()), kJsonbLimits);
     if (!why.empty())
-      batch.replace_unstorable(table, index, rows::kHeaders, RowBatch::Fallback::as_text,
+      batch.replace_unstorable(table, index, contract::kHeaders, RowBatch::Fallback::as_text,
                                "PostgreSQL's jsonb cannot hold them (" + why + ")");
   }
 }
@@ -587,19 +554,19 @@ void PostgresWarehouse::copy_rows(RowBatch& batch, size_t table_index, const std
       else w.null();
     };
     const Row& row = table.rows[i];
-    w.row(static_cast<int16_t>(rows::kColumnCount + table.typed_count()));
+    w.row(static_cast<int16_t>(contract::kColumnCount + table.typed_count()));
     id.clear();
-    rows::append_id(id, table.topic_id, row.partition, row.offset);
+    contract::append_id(id, table.topic_id, row.partition, row.offset);
     w.text(id);
     w.text(table.topic_id.str());
     w.int32(row.partition.value());
     w.int64(row.offset.value());
-    if (row.timestamp_type == rows::TimestampType::none) {
+    if (row.timestamp_type == contract::TimestampType::none) {
       w.null();
       w.null();
     } else {
       w.timestamp_ms(row.timestamp_ms);
-      w.text(rows::timestamp_type_name(row.timestamp_type));
+      w.text(contract::timestamp_type_name(row.timestamp_type));
     }
     slice(row.key.text);
     format(row.key.format);
@@ -631,7 +598,7 @@ std::string PostgresWarehouse::stage_rows(RowBatch& batch, size_t table_index) {
   if (!stages_.count(stage)) {
     conn_->exec("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" +
                     (table.typed ? "LIKE " + quote(config_.schema) + "." + quote(table.table)
-                                 : rows::column_definitions(postgres_type)) +
+                                 : row_column_definitions(*this)) +
                     ") ON COMMIT DELETE ROWS",
                 "creating the merge stage");
     stages_.insert(stage);
@@ -703,11 +670,14 @@ void PostgresWarehouse::write_batch(const std::string& sync_id, RowBatch& batch,
       static const std::regex where(R"(COPY [^,]+, line (\d+), column ([^:]+))");
       std::smatch m;
       if (!std::regex_search(e.context(), m, where) || copying_ >= batch.tables().size()) throw;
-      const size_t row = std::stoul(m[1]) - 1;
-      if (row >= batch.tables()[copying_].rows.size()) throw;
-      const auto column = std::find_if(rows::kColumns.begin(), rows::kColumns.end(),
-                                       [&](const rows::Column& c) { return c.name == m[2].str(); });
-      if (column == rows::kColumns.end()) {
+      const auto line = parse_int64(m[1].str());
+      if (!line || *line < 1 || static_cast<uint64_t>(*line) > batch.tables()[copying_].rows.size())
+        throw;
+      const size_t row = static_cast<size_t>(*line - 1);
+      const auto column =
+          std::find_if(contract::kColumns.begin(), contract::kColumns.end(),
+                       [&](const contract::Column& c) { return c.name == m[2].str(); });
+      if (column == contract::kColumns.end()) {
         // A typed column: its cell becomes NULL, the reason the row's decode_error.
         const auto& t = batch.tables()[copying_];
         size_t k = 0;
@@ -716,7 +686,7 @@ void PostgresWarehouse::write_batch(const std::string& sync_id, RowBatch& batch,
         batch.replace_unstorable_typed(copying_, row, k, "PostgreSQL refused it (" + e.primary() + ")");
         continue;
       }
-      const auto index = static_cast<rows::ColumnIndex>(column - rows::kColumns.begin());
+      const auto index = static_cast<contract::ColumnIndex>(column - contract::kColumns.begin());
       const bool first = refused.insert({copying_, row, index}).second;
       batch.replace_unstorable(copying_, row, index, first ? RowBatch::Fallback::as_text : RowBatch::Fallback::as_null,
                                "PostgreSQL refused it (" + e.primary() + ")");
@@ -830,8 +800,9 @@ RowCount PostgresWarehouse::count_rows(const std::string& sync_id, const std::st
   const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
   const auto r = conn_->exec(count_rows_sql(from, ranges), "counting rows");
   RowCount out;
-  out.rows = std::stoll(text(r, 0, 0));
-  if (!PQgetisnull(r.get(), 0, 1)) out.newest_ms = std::stoll(text(r, 0, 1));
+  out.rows = pg::Connection::integer(r, 0, 0, "a row count");
+  if (!PQgetisnull(r.get(), 0, 1))
+    out.newest_ms = pg::Connection::integer(r, 0, 1, "the newest timestamp");
   return out;
 }
 
@@ -857,8 +828,8 @@ std::vector<RunRecord> PostgresWarehouse::runs(const std::string& sync_id, int l
       "WHERE sync_id = $1 AND warehouse_schema = $2 ORDER BY started_at DESC LIMIT $3",
       {sync_id, config_.schema, std::to_string(limit)}, "reading run records");
   for (int i = 0; i < PQntuples(r.get()); ++i)
-    out.push_back({text(r, i, 0), text(r, i, 1), std::stoll(text(r, i, 2)), std::stoll(text(r, i, 3)), text(r, i, 4),
-                   text(r, i, 5)});
+    out.push_back({text(r, i, 0), text(r, i, 1), pg::Connection::integer(r, i, 2, "a run's start"),
+                   pg::Connection::integer(r, i, 3, "a run's end"), text(r, i, 4), text(r, i, 5)});
   return out;
 }
 

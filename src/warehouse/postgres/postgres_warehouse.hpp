@@ -21,8 +21,8 @@
 #include <set>
 #include <string>
 
-#include "warehouse/postgres/pg_connection.hpp"
-#include "warehouse/postgres/pg_settings.hpp"
+#include "warehouse/postgres/postgres_connection.hpp"
+#include "warehouse/postgres/postgres_settings.hpp"
 #include "warehouse/warehouse.hpp"
 
 namespace krow {
@@ -32,7 +32,6 @@ class PostgresWarehouse : public Warehouse {
   PostgresWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);
 
   std::string describe() const override { return settings_.describe(); }
-  NameRules name_rules() const override { return NameRules{63}; }  // NAMEDATALEN - 1
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
   std::vector<columns::ColumnBinding> column_bindings(const std::string& table) override;

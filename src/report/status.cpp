@@ -1,0 +1,150 @@
+#include "report/status.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "kafka/client.hpp"
+#include "kafka/cluster.hpp"
+#include "util/error.hpp"
+#include "util/json_writer.hpp"
+#include "util/text.hpp"
+
+namespace krow {
+
+namespace {
+
+struct Stopped {
+  std::string topic;
+  std::string table;
+  std::string error;
+};
+
+// Tables the most recent run stopped, read from its record.
+std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
+  std::vector<Stopped> out;
+  if (runs.empty()) return out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(runs.front().json).get(doc)) return out;
+  simdjson::dom::array tables;
+  if (doc["tables"].get(tables)) return out;
+  for (auto t : tables) {
+    std::string_view error;
+    if (t["error"].get(error)) continue;  // null: not stopped
+    std::string_view topic, table;
+    if (t["topic"].get(topic) || t["table"].get(table)) continue;
+    out.push_back({std::string(topic), std::string(table), std::string(error)});
+  }
+  return out;
+}
+
+}  // namespace
+
+ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse) {
+  ClusterView view;
+  try {
+    // Once per partition, although a recreated topic has positions under both its IDs.
+    std::set<TopicPartition> partitions;
+    for (const auto& p : warehouse.positions(manifest.name))
+      partitions.insert({p.topic, p.partition});
+    const std::vector<TopicPartition> tps(partitions.begin(), partitions.end());
+    kafka::Client client(manifest.source, {});
+    client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+    kafka::Cluster cluster(client, std::chrono::seconds(10));
+    std::set<std::string> names;
+    for (const auto& tp : tps) names.insert(tp.topic);
+    for (const auto& d : cluster.describe({names.begin(), names.end()}))
+      if (!d.error) view.live_ids[d.name] = d.topic_id;
+    for (const auto& o : cluster.offsets(tps))
+      if (!o.error) view.last_stable[o.partition] = o.last_stable;
+    view.reachable = true;
+  } catch (const Error& e) {
+    view.why_not = e.what();
+  }
+  return view;
+}
+
+std::string format_status(const Manifest& manifest, StateStore& warehouse,
+                          const ClusterView& cluster, bool json) {
+  auto positions = warehouse.positions(manifest.name);
+  std::sort(positions.begin(), positions.end(), [](const Position& a, const Position& b) {
+    return std::tie(a.topic, a.topic_id, a.partition) < std::tie(b.topic, b.topic_id, b.partition);
+  });
+  std::map<std::string, std::string> table_of;
+  for (const auto& t : warehouse.tables())
+    if (t.sync_id == manifest.name) table_of[t.topic] = t.table;
+  const auto runs = warehouse.runs(manifest.name, 5);
+  const auto stopped = stopped_tables(runs);
+  // Lag applies to the live incarnation of a topic only: the positions of a topic deleted
+  // (or deleted and recreated) are kept for the record but are behind nothing.
+  auto live = [&](const Position& p) {
+    const auto it = cluster.live_ids.find(p.topic);
+    return !cluster.reachable || (it != cluster.live_ids.end() && it->second == p.topic_id);
+  };
+  auto lso = [&](const Position& p) -> std::optional<Offset> {
+    if (!live(p)) return std::nullopt;
+    auto it = cluster.last_stable.find({p.topic, p.partition});
+    if (it == cluster.last_stable.end()) return std::nullopt;
+    return it->second;
+  };
+
+  if (json) {
+    JsonWriter w;
+    w.begin_object().field("sync_id", manifest.name).field("warehouse", warehouse.describe());
+    w.field("lag_group", "krow-" + manifest.name).field("cluster_reachable", cluster.reachable);
+    if (!cluster.reachable) w.field("cluster_unreachable_reason", cluster.why_not);
+    w.key("positions").begin_array();
+    for (const auto& p : positions) {
+      w.begin_object().field("topic", p.topic).field("table", table_of[p.topic]).field("topic_id", p.topic_id.str())
+          .field("partition", p.partition.value()).field("position", p.next.value()).field("live", live(p));
+      if (const auto l = lso(p)) w.field("last_stable_offset", l->value()).field("lag", distance(p.next, *l));
+      else w.key("last_stable_offset").null().key("lag").null();
+      w.end_object();
+    }
+    w.end_array().key("stopped_tables").begin_array();
+    for (const auto& s : stopped) w.begin_object().field("topic", s.topic).field("table", s.table).field("error", s.error).end_object();
+    w.end_array().key("runs").begin_array();
+    for (const auto& r : runs) w.raw(r.json);
+    w.end_array().end_object();
+    return w.str() + "\n";
+  }
+
+  std::ostringstream out;
+  out << "Sync '" << manifest.name << "' in " << warehouse.describe() << " (lag group krow-" << manifest.name << ")\n";
+  if (!cluster.reachable) out << "  last stable offsets and lag unknown: " << cluster.why_not << "\n";
+  if (positions.empty()) out << "  no committed positions yet: run `krow sync` first\n";
+  std::string last;
+  for (const auto& p : positions) {
+    const auto head = p.topic + " (" + p.topic_id.str() + ")";
+    if (head != last) {
+      out << p.topic << "  ->  " << manifest.warehouse.schema << "." << table_of[p.topic] << "   (topic id "
+          << p.topic_id.str() << (live(p) ? ")" : "; an older incarnation of the topic, deleted since: no lag)") << "\n";
+      last = head;
+    }
+    out << "    partition " << p.partition.value() << ": position " << with_thousands(static_cast<uint64_t>(p.next.value()));
+    if (const auto l = lso(p))
+      out << ", last stable offset " << with_thousands(static_cast<uint64_t>(l->value())) << ", lag "
+          << with_thousands(static_cast<uint64_t>(distance(p.next, *l)));
+    out << "\n";
+  }
+  if (cluster.reachable && !positions.empty()) {
+    int64_t total = 0;
+    for (const auto& p : positions)
+      if (const auto l = lso(p)) total += distance(p.next, *l);
+    out << "total lag " << with_thousands(static_cast<uint64_t>(total)) << " message(s)\n";
+  }
+  if (!stopped.empty()) out << "\nStopped tables (skipped until the cause is gone; re-checked by every sync):\n";
+  for (const auto& s : stopped) out << "  " << s.topic << " -> " << s.table << ": stopped: " << s.error << "\n";
+  if (!runs.empty()) out << "\nRecent runs:\n";
+  for (const auto& r : runs)
+    out << "  " << r.run_id << "  " << utc_time(r.started_at_ms) << "  " << r.status << "  "
+        << (r.finished_at_ms - r.started_at_ms) << " ms\n";
+  return out.str();
+}
+
+}  // namespace krow

@@ -1,0 +1,32 @@
+#pragma once
+// `krow status`: per table and partition the stored position and, when the cluster
+// answers, the last stable offset and the lag; the tables the last run stopped, with their
+// fix; and recent runs.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "manifest/manifest.hpp"
+#include "warehouse/warehouse.hpp"
+
+namespace krow {
+
+struct ClusterView {
+  bool reachable = false;
+  std::string why_not;  // when not reachable
+  std::map<TopicPartition, Offset> last_stable;  // last stable offsets
+  std::map<std::string, TopicId> live_ids;       // the topic ID each name has now
+};
+
+// What the cluster says now of the partitions that have positions in `warehouse`: their last
+// stable offsets and the topic ID each name has. Waits up to source.connect_timeout (10 s at
+// most) for the cluster. Never throws for the cluster: status still answers from the
+// warehouse when it is away, and why_not says why.
+ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse);
+
+std::string format_status(const Manifest& manifest, StateStore& warehouse,
+                          const ClusterView& cluster, bool json);
+
+}  // namespace krow

@@ -1,0 +1,42 @@
+#include "warehouse/bigquery/bigquery_engine.hpp"
+
+#include <openssl/crypto.h>
+
+#include "warehouse/bigquery/bigquery_checkup.hpp"
+#include "warehouse/bigquery/bigquery_settings.hpp"
+#include "warehouse/bigquery/bigquery_warehouse.hpp"
+
+namespace krow {
+
+const Engine& bigquery_engine() {
+  static const Engine engine{
+      .type = "bigquery",
+      .what = "a BigQuery dataset",
+      .doctor_checks = "BigQuery: the credentials, the dataset and a query job",
+      // BigQuery calls the schema a dataset: either key names it.
+      .schema_key_alias = "dataset",
+      // Its batches are load jobs of the metadata columns, published by INSERT ... SELECT:
+      // typed columns and the newest row per key are not written yet.
+      .capabilities = {.engine = "BigQuery",
+                       .typed_columns = false,
+                       .latest_by_key = false,
+                       .names = {.max_identifier_bytes = 1024},
+                       // Its transactions meet concurrent ones only by failing: not yet.
+                       .concurrent_writers = false},
+      .parse_settings = parse_bigquery_settings,
+      .open = [](const WarehouseConfig& config, const std::string& sync_id,
+                 OpenMode mode) -> std::unique_ptr<Warehouse> {
+        return std::make_unique<BigQueryWarehouse>(config, sync_id, mode);
+      },
+      .check = [](const WarehouseConfig& config, const std::string&,
+                  std::chrono::seconds timeout) { return check_bigquery(config, timeout); },
+      // The JWT of service-account keys is signed with OpenSSL; requests go over the HTTP
+      // module's libcurl, which `krow doctor` lists on its own.
+      .library_versions = []() -> std::vector<std::pair<std::string, std::string>> {
+        return {{"openssl", OpenSSL_version(OPENSSL_VERSION)}};
+      },
+  };
+  return engine;
+}
+
+}  // namespace krow

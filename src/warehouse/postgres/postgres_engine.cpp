@@ -1,0 +1,37 @@
+#include "warehouse/postgres/postgres_engine.hpp"
+
+#include <libpq-fe.h>
+
+#include "warehouse/postgres/postgres_checkup.hpp"
+#include "warehouse/postgres/postgres_settings.hpp"
+#include "warehouse/postgres/postgres_warehouse.hpp"
+
+namespace krow {
+
+const Engine& postgres_engine() {
+  static const Engine engine{
+      .type = "postgres",
+      .what = "a PostgreSQL database",
+      .doctor_checks = "PostgreSQL: login, UTF8, CREATE on the schemas",
+      .schema_key_alias = "",
+      .capabilities = {.engine = "PostgreSQL",
+                       .typed_columns = true,
+                       .latest_by_key = true,
+                       .names = {.max_identifier_bytes = 63},  // NAMEDATALEN - 1
+                       .concurrent_writers = true},
+      .parse_settings = parse_postgres_settings,
+      .open = [](const WarehouseConfig& config, const std::string& sync_id,
+                 OpenMode mode) -> std::unique_ptr<Warehouse> {
+        return std::make_unique<PostgresWarehouse>(config, sync_id, mode);
+      },
+      .check = [](const WarehouseConfig& config, const std::string&,
+                  std::chrono::seconds timeout) { return check_postgres(config, timeout); },
+      .library_versions = []() -> std::vector<std::pair<std::string, std::string>> {
+        const int v = PQlibVersion();  // 150018 for 15.18
+        return {{"libpq", std::to_string(v / 10000) + "." + std::to_string(v % 10000)}};
+      },
+  };
+  return engine;
+}
+
+}  // namespace krow
