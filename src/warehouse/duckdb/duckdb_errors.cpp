@@ -131,19 +131,21 @@ Error make_error(duckdb_error_type type, const std::string& message, const std::
   const std::string not_writable =
       "krow cannot write the DuckDB file or its folder: give the user running krow write access "
       "to both (or change warehouse.path)";
+  const std::string disk_full =
+      "The disk holding the DuckDB file is full: free space there (or move warehouse.path; a "
+      "file size limit such as ulimit -f counts too)";
+  const std::string damaged =
+      "The DuckDB file is damaged: restore it from a copy, or move it aside and run krow resync "
+      "to copy the retained messages again";
   switch (type) {
     case DUCKDB_ERROR_IO:
       switch (io_cause(message)) {
         case IoCause::full:
-          return fatal(
-              "The disk holding the DuckDB file is full: free space there (or move "
-              "warehouse.path; a file size limit such as ulimit -f counts too)");
+          return fatal(disk_full);
         case IoCause::not_writable:
           return fatal(not_writable);
         case IoCause::damaged:
-          return fatal(
-              "The DuckDB file is damaged: restore it from a copy, or move it aside and run krow "
-              "resync to copy the retained messages again");
+          return fatal(damaged);
         case IoCause::passing:
           return Error(ErrorClass::transient, said, source);
       }
@@ -151,6 +153,24 @@ Error make_error(duckdb_error_type type, const std::string& message, const std::
     case DUCKDB_ERROR_PERMISSION:
       return fatal(not_writable);
     case DUCKDB_ERROR_TRANSACTION:
+      // A commit writes its checkpoint (krow checkpoints every batch); when that write fails
+      // DuckDB reports the I/O error inside a TRANSACTION one ("Failed to commit: Failed to
+      // create checkpoint because of error: Could not write file ...: File too large"). The
+      // file then lacks what the database in memory holds: retrying would go on from there and
+      // report rows that never reach the file. Stop, as for the I/O error itself.
+      if (has(message, "checkpoint")) {
+        switch (io_cause(message)) {
+          case IoCause::full:
+            return fatal(disk_full);
+          case IoCause::not_writable:
+            return fatal(not_writable);
+          case IoCause::damaged:
+            return fatal(damaged);
+          case IoCause::passing:
+            return fatal("DuckDB could not write its checkpoint to the file; check the disk");
+        }
+      }
+      return Error(ErrorClass::transient, said, source);
     case DUCKDB_ERROR_INTERRUPT:
     case DUCKDB_ERROR_OUT_OF_MEMORY:
       return Error(ErrorClass::transient, said, source);

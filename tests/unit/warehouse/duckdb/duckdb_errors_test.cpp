@@ -6,10 +6,13 @@
 #include "warehouse/duckdb/duckdb_errors.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
+#include <string>
 
 #include "warehouse/duckdb/duckdb_handles.hpp"
 
@@ -104,6 +107,72 @@ TEST(DuckDbErrors, TheOperatingSystemsReasonOfAnIoErrorNamesTheFix) {
             ErrorClass::transient);
   EXPECT_EQ(make_error(DUCKDB_ERROR_INTERNAL, "anything", "x").error_class(),
             ErrorClass::fatal_run);
+}
+
+// A commit whose checkpoint cannot be written (the file reached its size limit, as on a full
+// disk): DuckDB reports the I/O failure as a TRANSACTION error. Retrying would report rows
+// the file never got; it stops the sync naming the fix instead.
+TEST(DuckDbErrors, ACheckpointTheFileCannotTakeStopsTheSyncNamingTheFix) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("krow-duckdb-xfsz-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "small.duckdb").string();
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // reports the COMMIT's error type and message on `out`
+    ::close(out[0]);
+    ::signal(SIGXFSZ, SIG_IGN);
+    Database db;
+    duckdb_database raw_db = nullptr;  // attached to an in-memory database, as krow writes
+    if (duckdb_open(nullptr, &raw_db) != DuckDBSuccess) ::_exit(2);
+    db.reset(raw_db);
+    duckdb_connection raw = nullptr;
+    if (duckdb_connect(db.get(), &raw) != DuckDBSuccess) ::_exit(2);
+    const Connection c(raw);
+    Result setup;
+    if (duckdb_query(c.get(),
+                     ("ATTACH '" + path +
+                      "' AS w; USE w; SET checkpoint_threshold = '0B'; CREATE TABLE t (id BIGINT, "
+                      "v VARCHAR); CHECKPOINT")
+                         .c_str(),
+                     setup.get()) != DuckDBSuccess)
+      ::_exit(3);
+    const rlimit limit{1 << 20, 1 << 20};  // 1 MiB, well under what the rows below need
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    // Batches as krow commits them: small enough to stay in memory until their commit writes
+    // them to the file in its checkpoint.
+    std::string said = "0 committed";
+    for (int batch = 0; batch < 100; ++batch) {
+      Result r;
+      const std::string sql = "BEGIN; INSERT INTO t SELECT i, md5(i::VARCHAR) || md5((i + 1)::VARCHAR) "
+                              "FROM range(" + std::to_string(batch * 5000) + ", " +
+                              std::to_string(batch * 5000 + 5000) + ") AS s(i); COMMIT";
+      if (duckdb_query(c.get(), sql.c_str(), r.get()) == DuckDBError) {
+        said = std::to_string(duckdb_result_error_type(r.get())) + " " + (r.error() ? r.error() : "");
+        break;
+      }
+    }
+    (void)!::write(out[1], said.data(), said.size());
+    ::_exit(0);
+  }
+  ::close(out[1]);
+  std::string said;
+  char buf[512];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) said.append(buf, n);
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const auto space = said.find(' ');
+  ASSERT_NE(space, std::string::npos) << said;
+  const auto type = static_cast<duckdb_error_type>(std::stoi(said.substr(0, space)));
+  ASSERT_NE(type, DUCKDB_ERROR_INVALID) << "the commit passed: " << said;
+  const auto e = make_error(type, said.substr(space + 1), "committing a batch");
+  EXPECT_EQ(e.error_class(), ErrorClass::fatal_run) << e.what();
+  EXPECT_NE(e.fix().find("free space there"), std::string::npos) << e.what();
 }
 
 TEST(DuckDbErrors, AFileAnotherProcessHoldsIsToldByDuckDbsOwnWords) {
