@@ -81,8 +81,8 @@ class SyncCommand final : public Command {
         "\n"
         "--follow runs until stopped (docs/continuous-sync.md): rows are queryable within batch.max_wait of\n"
         "arriving, new topics and partitions that the selection matches join as they appear, and every\n"
-        "--record-interval leaves a run record (krow runs) of what happened since the previous one. A DuckDB\n"
-        "file is closed whenever the sync has been idle for batch.max_wait, so readers can open it then.\n"
+        "--record-interval leaves a run record (krow runs) of what happened since the previous one. Once caught\n"
+        "up, a DuckDB file is closed between batches, so readers can open it then.\n"
         "Not with bounds, quality gates, quality.publish: staged or full_refresh tables.");
     // clang-format on
   }
@@ -100,6 +100,10 @@ class SyncCommand final : public Command {
       options.progress = false;  // a line per run record instead
       options.record_interval = interval("--record-interval", record_interval_);
       options.refresh_interval = interval("--refresh-interval", refresh_interval_);
+      if (const auto note =
+              daily_quota_note(manifest, warehouse_capabilities(manifest.warehouse.type));
+          !note.empty())
+        std::fprintf(stderr, "krow: note: %s\n", note.c_str());
       if (!worker_id_.empty()) {
         if (const auto why = kafka::worker_id_refusal(worker_id_); !why.empty())
           throw Error(ErrorClass::config, "--worker-id: " + why);

@@ -104,6 +104,22 @@ void Committer::loop() {
     }
     rows_ += error ? 0 : static_cast<int64_t>(job.batch->row_count());
     batches_ += error ? 0 : 1;
+    if (!error && release_between_batches_) {
+      bool waiting = false;
+      {
+        std::lock_guard lock(mu_);
+        waiting = pending_.has_value();
+      }
+      // Before busy_ is cleared: whoever waits for this batch may use the writer next. The
+      // batch is committed; a failure to let go stops the sync as a write error would.
+      if (!waiting) {
+        try {
+          writer_.idle();
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }
+    }
     job.batch->clear();
     {
       std::lock_guard lock(mu_);
@@ -167,7 +183,7 @@ void Committer::with_retries(const std::vector<PositionMove>& moves, Attempt&& a
                            e.error_class() == ErrorClass::conflict ? &e : nullptr))
         return;
       if (e.error_class() == ErrorClass::conflict)
-        throw Error(ErrorClass::fatal_run,
+        throw Error(e.source().partition ? ErrorClass::conflict : ErrorClass::fatal_run,
                     std::string(e.what()) + "; nothing of this batch was written", e.source());
       if (std::chrono::steady_clock::now() + backoff(n) > *deadline)
         throw Error(ErrorClass::transient,
@@ -218,8 +234,10 @@ bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
   // connection), the fenced write is tried again: it writes nothing, and its conflict says
   // what moved them.
   if (!conflict) return false;
-  if (conflict->source().partition)  // the partition another worker took
-    throw Error(ErrorClass::fatal_run,
+  // The partition another worker took: still a conflict naming it, which a worker answers by
+  // dropping that partition and going on (a single sync stops on it as on any other error).
+  if (conflict->source().partition)
+    throw Error(ErrorClass::conflict,
                 std::string(conflict->what()) + "; nothing of this batch was written",
                 conflict->source());
   throw Error(ErrorClass::fatal_run, "the positions of sync '" + sync_id_ + "' in " +

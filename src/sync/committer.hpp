@@ -74,6 +74,12 @@ class Committer {
   // Waits until everything submitted is committed; rethrows a write error.
   void drain();
 
+  // From now on, after each committed batch with no other one waiting, the writer is told it
+  // is idle (BatchWriter::idle): a continuous sync that has caught up lets go of a DuckDB
+  // file while its next batch fills, so that other processes can read it in between. A sync
+  // catching up always has the next batch waiting, and keeps the file.
+  void release_between_batches() { release_between_batches_ = true; }
+
   // Staged: after drain(), moves the staged rows into `tables` and every position the run
   // advanced, in one transaction (retried like a batch). Then the positions go to after_commit.
   void publish(const std::vector<std::string>& tables);
@@ -137,6 +143,7 @@ class Committer {
   std::exception_ptr error_;
   bool busy_ = false;
   bool stop_ = false;
+  std::atomic<bool> release_between_batches_{false};
   std::atomic<int64_t> rows_{0};
   std::atomic<int64_t> batches_{0};
   std::atomic<int64_t> retries_{0};

@@ -29,6 +29,25 @@ std::string continuous_refusal(const Manifest& m) {
   return {};
 }
 
+std::string daily_quota_note(const Manifest& m, const WarehouseCapabilities& caps) {
+  if (caps.daily_table_batches <= 0) return {};
+  const auto& t = m.topics;
+  const auto tables = std::max<size_t>(1, t.names.size() + t.prefixes.size() + t.globs.size());
+  const int64_t ms = m.batch.max_wait_ms;
+  const auto per_day = static_cast<int64_t>(tables) * 86'400'000 / std::max<int64_t>(ms, 1);
+  if (per_day * 2 < caps.daily_table_batches) return {};
+  // A tenth of the quota: tables * 86,400 s / (quota / 10), rounded up to whole seconds.
+  const auto enough_s = (static_cast<int64_t>(tables) * 864'000 + caps.daily_table_batches - 1) /
+                        caps.daily_table_batches;
+  const auto max_wait = ms % 1000 ? std::to_string(ms) + "ms" : std::to_string(ms / 1000) + "s";
+  return "on " + caps.engine + " each table's batch costs " + caps.daily_table_batch_cost +
+         ", and a project may run " + std::to_string(caps.daily_table_batches) +
+         " a day: with batch.max_wait " + max_wait + ", " + std::to_string(tables) +
+         " table(s) that keep receiving messages take up to " + std::to_string(per_day) +
+         " a day. Raise batch.max_wait to " + std::to_string(enough_s) +
+         "s or more to keep them to a tenth of it";
+}
+
 bool topology_grew(const Topology& before, const Topology& now) {
   for (const auto& [name, shape] : now) {
     const auto it = before.find(name);

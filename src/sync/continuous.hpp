@@ -14,6 +14,7 @@
 #include "kafka/cluster.hpp"
 #include "manifest/manifest.hpp"
 #include "util/ids.hpp"
+#include "warehouse/capabilities.hpp"
 
 namespace krow {
 
@@ -23,6 +24,12 @@ namespace krow {
 // before the process ends), quality gates (they judge a finished run), and full_refresh
 // tables (each run replaces the table with the whole topic: there is no "one more batch").
 std::string continuous_refusal(const Manifest& manifest);
+
+// On an engine whose quotas limit the batches a project writes per day (BigQuery's load jobs,
+// WarehouseCapabilities::daily_table_batches): a note when batch.max_wait lets this sync alone
+// take half of them or more, if every selected table keeps receiving messages (a prefix or a
+// glob counts as one table: at least). Names the max_wait that keeps it to a tenth. "" else.
+std::string daily_quota_note(const Manifest& manifest, const WarehouseCapabilities& capabilities);
 
 // The time limit of a batch: due `max_wait` after the batch's first message.
 class BatchClock {

@@ -586,6 +586,7 @@ std::string SyncRun::read_on(kafka::Client& admin) {
       *warehouse_, *warehouse_, manifest_.name, Warehouse::WriteMode::append, /*staged=*/false,
       std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
       [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
+  committer_->release_between_batches();
   struct End {  // whatever happens, the committer stops first, and its counts are kept
     SyncRun& run;
     ~End() {

@@ -113,11 +113,11 @@ class BatchWriter {
   virtual void discard_staged(const std::string& sync_id,
                               const std::vector<std::string>& tables) = 0;
 
-  // The sync expects to write nothing for a while (a continuous sync that has caught up and
-  // had nothing to read for batch.max_wait). An engine whose open storage keeps every other
-  // process out (a DuckDB file) lets go of it here, keeping the sync's lock; the next call that
-  // needs it opens it again, waiting as an open does while another process has it. Call it
-  // only when no write is under way. The default does nothing.
+  // The sync expects to write nothing for a while (a continuous sync that has caught up: its
+  // next batch is still filling, or it had nothing to read for batch.max_wait). An engine whose
+  // open storage keeps every other process out (a DuckDB file) lets go of it here, keeping the
+  // sync's lock; the next call that needs it opens it again, waiting as an open does while another
+  // process has it. Call it only when no write is under way. The default does nothing.
   virtual void idle() {}
 
   // The rows of `table` (or, `staged`, of its staging table) whose offsets fall in one of

@@ -5,13 +5,14 @@
 // continuous is refused before anything is read.
 //
 // The warehouse is read through the probe while the sync runs: for a DuckDB file that works
-// only because the sync closes the file whenever it has been idle for max_wait, so these
-// tests also prove that read path.
+// only because the sync, once caught up, closes the file between batches and whenever it has
+// been idle for max_wait, so these tests also prove that read path.
 
 #include <signal.h>
 #include <simdjson.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -126,6 +127,44 @@ TEST_P(Follow, AQuietTopicsFewMessagesLandWithinMaxWait) {
   EXPECT_LT(took.count(), 8000) << "the quiet topic's messages took " << took.count() << " ms";
   EXPECT_EQ(stop_follow(), 0) << said();
   expect_every_message_once(topic, 4);
+}
+
+TEST_P(Follow, UnderSteadyProductionReadersSeeEachBatchAsItCommits) {
+  // Messages every 50 ms, never a pause as long as max_wait: the sync is never idle, yet a
+  // reader must see the rows grow batch by batch while production goes on (a DuckDB file is
+  // let go between batches once the sync has caught up).
+  const auto topic = make_topic("follow-steady", 2);
+  const auto manifest = write_manifest({topic}, "batch:\n  max_wait: 500ms\n");
+  start_follow(manifest);
+  std::atomic<bool> producing{true};
+  std::atomic<int> produced{0};
+  std::thread producer([&] {
+    Producer p(bootstrap_, {}, {{"linger.ms", "1"}});
+    while (producing.load()) {
+      for (int k = 0; k < 10; ++k, ++produced)
+        p.send(topic, Record{"k", "{\"n\": " + std::to_string(produced.load()) + "}"});
+      p.flush();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  std::set<int64_t> counts_seen;
+  const auto until = std::chrono::steady_clock::now() + seconds(12);
+  while (std::chrono::steady_clock::now() < until) {
+    try {
+      counts_seen.insert(rows_in(topic));
+    } catch (const std::exception&) {  // the sync has the file: a batch is being committed
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  producing.store(false);
+  producer.join();
+  counts_seen.erase(0);
+  EXPECT_GE(counts_seen.size(), 5u) << "a reader saw the rows grow only " << counts_seen.size()
+                                    << " times in 12 s of steady production\n"
+                                    << said();
+  ASSERT_TRUE(eventually([&] { return rows_in(topic) == produced.load(); }, seconds(30))) << said();
+  EXPECT_EQ(stop_follow(), 0) << said();
+  expect_every_message_once(topic, produced.load());
 }
 
 TEST_P(Follow, SigtermCommitsTheBatchInHand) {

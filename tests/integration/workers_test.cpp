@@ -5,148 +5,37 @@
 // workers, the others must refuse --worker-id before anything is read.
 
 #include <signal.h>
-#include <simdjson.h>
-#include <sys/wait.h>
 
 #include <chrono>
-#include <fstream>
-#include <functional>
-#include <map>
-#include <set>
-#include <sstream>
 #include <thread>
 
-#include "sync_fixture.hpp"
+#include "workers_fixture.hpp"
 
 namespace krow::testkit {
 namespace {
 
 using std::chrono::seconds;
 
-class Workers : public EngineTest {
+class Workers : public WithWorkers<EngineTest> {
  protected:
-  void TearDown() override {
-    for (auto& [id, pid] : workers_)
-      if (pid > 0) {
-        kill(pid, SIGCONT);
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-      }
-    workers_.clear();
-    EngineTest::TearDown();
-  }
-
-  static bool eventually(const std::function<bool()>& done, seconds within) {
-    const auto deadline = std::chrono::steady_clock::now() + within;
-    while (std::chrono::steady_clock::now() < deadline) {
-      try {
-        if (done()) return true;
-      } catch (const std::exception&) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-    return false;
-  }
-
-  int64_t rows_in(const std::string& topic) {
-    const auto table = table_of(topic);
-    return probe().has_table(table) ? probe().count(table) : 0;
-  }
-
   void produce(const std::string& topic, int from, int count) {
     Producer p(bootstrap_);
     for (int i = from; i < from + count; ++i)
       p.send(topic, Record{"k" + std::to_string(i), "{\"n\": " + std::to_string(i) + "}"});
     p.flush();
   }
-
-  // Starts worker `id`; its output goes to worker-<id>.out/.err in the test folder.
-  void start_worker(const std::string& manifest, const std::string& id) {
-    const auto out = dir() / ("worker-" + id + ".out"), err = dir() / ("worker-" + id + ".err");
-    workers_[id] = start_krow_to({"sync", "-q", manifest, "--follow", "--worker-id", id,
-                                  "--refresh-interval", "1h", "--record-interval", "2s"},
-                                 out, err);
-  }
-
-  // SIGTERM, then the exit code (waits up to 60 s).
-  int stop_worker(const std::string& id) {
-    const pid_t pid = workers_[id];
-    kill(pid, SIGTERM);
-    int status = 0;
-    const bool ended = finishes(pid, seconds(60), status);
-    workers_[id] = -1;
-    EXPECT_TRUE(ended) << "worker " << id << " did not end within 60 s of SIGTERM";
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
-  void kill9(const std::string& id) {
-    kill(workers_[id], SIGKILL);
-    waitpid(workers_[id], nullptr, 0);
-    workers_[id] = -1;
-  }
-
-  std::string said() const {
-    std::stringstream s;
-    for (const auto& [id, pid] : workers_) {
-      (void)pid;
-      std::ifstream out(dir() / ("worker-" + id + ".out")), err(dir() / ("worker-" + id + ".err"));
-      s << "--- worker " << id << ":\n" << out.rdbuf() << err.rdbuf();
-    }
-    return s.str();
-  }
-
-  // The group's members and their partitions, from `krow status --format json`.
-  std::map<std::string, std::set<int>> group(const std::string& manifest) {
-    const auto r = krow({"status", manifest, "--format", "json"});
-    std::map<std::string, std::set<int>> out;
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    if (parser.parse(r.out).get(doc)) return out;
-    simdjson::dom::array members;
-    if (doc["workers_group"]["members"].get(members)) return out;
-    for (auto m : members) {
-      std::string_view id;
-      if (m["worker_id"].get(id)) continue;
-      auto& mine = out[std::string(id)];
-      simdjson::dom::array assigned;
-      if (m["assigned"].get(assigned)) continue;
-      for (auto a : assigned) {
-        int64_t p = -1;
-        if (!a["partition"].get(p)) mine.insert(static_cast<int>(p));
-      }
-    }
-    return out;
-  }
-
-  // True when the group has exactly `ids` as members and they own every one of `partitions`
-  // partitions, each exactly once.
-  bool owned_once(const std::string& manifest, const std::set<std::string>& ids, int partitions) {
-    const auto g = group(manifest);
-    std::set<std::string> members;
-    std::multiset<int> all;
-    for (const auto& [id, ps] : g) {
-      members.insert(id);
-      all.insert(ps.begin(), ps.end());
-    }
-    if (members != ids || static_cast<int>(all.size()) != partitions) return false;
-    for (int p = 0; p < partitions; ++p)
-      if (all.count(p) != 1) return false;
-    return true;
-  }
-
-  std::map<std::string, pid_t> workers_;
 };
 
 TEST_P(Workers, ShareThePartitionsEachOnceAndASigtermedWorkersPartitionsMove) {
   if (!traits().concurrent_writers) GTEST_SKIP() << "this engine takes no workers";
   const int partitions = 12;
   const auto topic = make_topic("workers-share", partitions);
-  const auto manifest = write_manifest({topic}, "batch:\n  max_wait: 300ms\n");
+  const auto manifest = workers_manifest({topic}, "batch:\n  max_wait: 300ms\n");
   produce(topic, 0, 1200);
   for (const auto* id : {"w1", "w2", "w3"}) start_worker(manifest, id);
   ASSERT_TRUE(eventually(
       [&] {
-        return owned_once(manifest, {"w1", "w2", "w3"}, partitions);
+        return owned_evenly(manifest, {"w1", "w2", "w3"}, partitions);
       },
       seconds(90)))
       << said();
@@ -175,7 +64,7 @@ TEST_P(Workers, ShareThePartitionsEachOnceAndASigtermedWorkersPartitionsMove) {
   producer.join();
   EXPECT_TRUE(eventually(
       [&] {
-        return owned_once(manifest, {"w1", "w2"}, partitions);
+        return owned_evenly(manifest, {"w1", "w2"}, partitions);
       },
       seconds(60)))
       << said();
@@ -190,13 +79,13 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
   if (!traits().concurrent_writers) GTEST_SKIP() << "this engine takes no workers";
   const int partitions = 12;
   const auto topic = make_topic("workers-restart", partitions);
-  const auto manifest = write_manifest({topic}, "batch:\n  max_wait: 300ms\n");
+  const auto manifest = workers_manifest({topic}, "batch:\n  max_wait: 300ms\n");
   produce(topic, 0, 600);
   start_worker(manifest, "a");
   start_worker(manifest, "b");
   ASSERT_TRUE(eventually(
       [&] {
-        return owned_once(manifest, {"a", "b"}, partitions);
+        return owned_evenly(manifest, {"a", "b"}, partitions);
       },
       seconds(90)))
       << said();
@@ -209,10 +98,7 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
   ASSERT_TRUE(eventually([&] { return rows_in(topic) == 900; }, seconds(60))) << said();
   // Static membership: the group moved nothing, b has its own partitions back.
   EXPECT_EQ(group(manifest), before) << said();
-  const auto a_said = [&] {
-    std::ifstream err(dir() / "worker-a.err");
-    return std::string((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-  }();
+  const auto a_said = err_of("a");
   EXPECT_EQ(a_said.find("revoked"), std::string::npos) << a_said;
   EXPECT_EQ(stop_worker("a"), 0) << said();
   EXPECT_EQ(stop_worker("b"), 0) << said();
@@ -222,7 +108,7 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
 TEST_P(Workers, AnEngineWithoutConcurrentWritersRefusesWorkersNamingAServerWarehouse) {
   if (traits().concurrent_writers) GTEST_SKIP() << "this engine takes workers";
   const auto topic = make_topic("workers-refused", 1);
-  const auto manifest = write_manifest({topic});
+  const auto manifest = workers_manifest({topic});
   const auto r = krow({"sync", manifest, "--follow", "--worker-id", "w1"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("takes no workers"), std::string::npos) << r.err;
@@ -231,7 +117,7 @@ TEST_P(Workers, AnEngineWithoutConcurrentWritersRefusesWorkersNamingAServerWareh
 
 TEST_P(Workers, AWorkerIdNeedsFollowAndAStableName) {
   const auto topic = make_topic("workers-args", 1);
-  const auto manifest = write_manifest({topic});
+  const auto manifest = workers_manifest({topic});
   auto r = krow({"sync", manifest, "--worker-id", "w1"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("add --follow"), std::string::npos) << r.err;

@@ -7,8 +7,8 @@
 // and so cannot overlap rows already stored. The sync lock is a file lock beside the file.
 // DuckDB itself lets one process write a file only while no other has it open: a sync that
 // finds it held (a reader, another sync ID) waits up to warehouse.retry_timeout. A continuous
-// sync closes the file whenever it has been idle for batch.max_wait (idle()), so that readers
-// get in between its batches.
+// sync that has caught up closes the file after each batch while the next one fills, and when
+// it has been idle for batch.max_wait (idle()), so that readers get in between its batches.
 
 #include <duckdb.h>
 

@@ -2,13 +2,15 @@
 // produces on demand: a commit that lands but whose acknowledgement is lost. A retry must
 // then find the batch committed (its positions moved) and not write it again.
 
+#include "sync/committer.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "sync/committer.hpp"
 #include "util/error.hpp"
+#include "warehouse/fencing.hpp"
 
 namespace krow {
 namespace {
@@ -78,8 +80,10 @@ class MemoryWarehouse : public StateStore, public BatchWriter {
       auto it = stored.find({m.to.topic_id, m.to.partition});
       const std::optional<Offset> now = it == stored.end() ? std::nullopt : std::optional<Offset>(it->second);
       if (now != m.from) throw Error(ErrorClass::conflict, "stored position is not the batch's start");
-      if (Epoch(epochs[{m.to.topic_id, m.to.partition}]) != m.epoch)
-        throw Error(ErrorClass::conflict, "partition 0 of topic t was taken by another worker");
+      // What every adapter says then (warehouse/fencing.hpp).
+      const StoredFence here{m.to.topic_id, m.to.partition,
+                             Epoch(epochs[{m.to.topic_id, m.to.partition}]), now};
+      if (auto conflict = epoch_conflict("s", "memory", {m}, {here})) throw *conflict;
     }
     for (const auto& m : moves) stored[{m.to.topic_id, m.to.partition}] = m.to.next;
     write();
@@ -165,6 +169,10 @@ TEST_F(Fenced, APartitionTakenByAnotherWorkerStopsTheSyncAndWritesNothing) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("taken by another worker"));
     EXPECT_THAT(e.what(), HasSubstr("nothing of this batch was written"));
+    // A conflict naming the partition: a worker drops that partition and goes on.
+    EXPECT_EQ(e.error_class(), ErrorClass::conflict);
+    ASSERT_TRUE(e.source().partition.has_value());
+    EXPECT_EQ(*e.source().partition, Partition(0));
   }
   EXPECT_EQ(w.rows, 5);
   EXPECT_EQ(w.stored.at({TopicId("A"), Partition(0)}), Offset(15));

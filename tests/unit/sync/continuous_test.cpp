@@ -85,5 +85,34 @@ TEST(ContinuousRefusal, RefusesBoundsStagedPublishGatesAndFullRefreshSayingWhy) 
   EXPECT_NE(why.find("full_refresh"), std::string::npos) << why;
 }
 
+TEST(DailyQuotaNote, OnlyWhenMaxWaitLetsTheSyncTakeHalfAnEnginesDailyBatches) {
+  WarehouseCapabilities server{.engine = "PostgreSQL"};
+  WarehouseCapabilities quota{.engine = "BigQuery",
+                              .daily_table_batches = 100000,
+                              .daily_table_batch_cost = "one load job"};
+  auto m = continuous_manifest();
+  m.topics.names = {"orders", "payments"};
+  m.batch.max_wait_ms = 1000;
+  EXPECT_EQ(daily_quota_note(m, server), "") << "no quota: nothing to say";
+  // Two tables, one batch a second each: 172,800 a day.
+  const auto note = daily_quota_note(m, quota);
+  EXPECT_NE(note.find("172800 a day"), std::string::npos) << note;
+  EXPECT_NE(note.find("batch.max_wait 1s"), std::string::npos) << note;
+  EXPECT_NE(note.find("one load job"), std::string::npos) << note;
+  EXPECT_NE(note.find("Raise batch.max_wait to 18s"), std::string::npos)
+      << note;  // 2 * 86,400 / 10,000
+  m.batch.max_wait_ms = 250;
+  EXPECT_NE(daily_quota_note(m, quota).find("691200 a day"), std::string::npos);
+  EXPECT_NE(daily_quota_note(m, quota).find("batch.max_wait 250ms"), std::string::npos);
+  // 2 * 86,400 / 4 = 43,200: under half the quota.
+  m.batch.max_wait_ms = 4000;
+  EXPECT_EQ(daily_quota_note(m, quota), "");
+  // A glob is one table at least.
+  m.topics = {};
+  m.topics.globs = {"orders.*"};
+  m.batch.max_wait_ms = 1000;
+  EXPECT_NE(daily_quota_note(m, quota).find("1 table(s)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace krow
