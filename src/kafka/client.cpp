@@ -52,6 +52,8 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   }
   if (options.session_timeout_ms > 0)
     set(conf.get(), "session.timeout.ms", std::to_string(options.session_timeout_ms));
+  if (options.heartbeat_interval_ms > 0)
+    set(conf.get(), "heartbeat.interval.ms", std::to_string(options.heartbeat_interval_ms));
   set(conf.get(), "enable.auto.commit", "false");
   set(conf.get(), "enable.auto.offset.store", "false");
   set(conf.get(), "isolation.level", "read_committed");

@@ -27,6 +27,7 @@ struct ClientOptions {
   // rd_kafka_consumer_poll, on the polling thread). Empty for every other client.
   std::string group_instance_id;
   int session_timeout_ms = 0;  // 0: librdkafka's default
+  int heartbeat_interval_ms = 0;  // 0: librdkafka's default (3 s)
   std::function<void(rd_kafka_resp_err_t, rd_kafka_topic_partition_list_t*)> rebalance;
 };
 

@@ -97,6 +97,7 @@ GroupMember::GroupMember(const SourceConfig& source, std::string group_id, std::
   options.group_id = group_id_;
   options.group_instance_id = std::move(instance_id);
   options.session_timeout_ms = static_cast<int>(kWorkerSessionTimeout.count());
+  options.heartbeat_interval_ms = static_cast<int>(kWorkerHeartbeatInterval.count());
   // The member never reads: whatever librdkafka fetches before a partition is paused is
   // dropped, so its queue needs little room.
   options.queued_max_kbytes = 1024;

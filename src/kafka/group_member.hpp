@@ -28,9 +28,14 @@ namespace krow::kafka {
 
 // The session timeout of a worker (session.timeout.ms): how long a worker that stopped
 // answering (kill -9, a machine gone, SIGSTOP) keeps its partitions before the group moves
-// them, and how long a restart under the same worker ID has to get them back. 12 s: well above
-// a heartbeat's (3 s) hiccups, short enough for a stopped worker's partitions to move soon.
+// them, and how long a restart under the same worker ID has to get them back. 12 s: twelve
+// heartbeats (kWorkerHeartbeatInterval), so that a few lost ones move nothing, and short enough
+// for a stopped worker's partitions to move soon.
 inline constexpr std::chrono::milliseconds kWorkerSessionTimeout{12000};
+// How often a worker tells the coordinator it lives, and so how soon it hears of a rebalance
+// (librdkafka's default is 3 s): the partitions of a worker that died move at most about this
+// long after its session timed out.
+inline constexpr std::chrono::milliseconds kWorkerHeartbeatInterval{1000};
 
 // A worker ID: letters, digits and `-_.`, 1 to 64 characters. Returns why `id` is not one,
 // or "" when it is.

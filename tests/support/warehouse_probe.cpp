@@ -109,6 +109,12 @@ class DuckDBProbe : public Probe {
   int64_t distinct_ids(const std::string& table) override {
     return has_table(table) ? std::stoll(scalar(path_, "SELECT count(DISTINCT id) FROM " + target(table))) : 0;
   }
+  int64_t repeated_ids(const std::string& table) override {
+    return has_table(table)
+               ? std::stoll(
+                     scalar(path_, "SELECT count(*) - count(DISTINCT id) FROM " + target(table)))
+               : 0;
+  }
   std::map<std::string, std::string> column_types(const std::string& table) override {
     return to_types(run("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = " +
                         literal(schema_) + " AND table_name = " + literal(table)));
@@ -198,6 +204,11 @@ class PostgresProbe : public Probe {
   }
   int64_t distinct_ids(const std::string& table) override {
     return has_table(table) ? std::stoll(db_.scalar("SELECT count(DISTINCT id) FROM " + target(table))) : 0;
+  }
+  int64_t repeated_ids(const std::string& table) override {
+    return has_table(table) ? std::stoll(db_.scalar("SELECT count(*) - count(DISTINCT id) FROM " +
+                                                    target(table)))
+                            : 0;
   }
   std::map<std::string, std::string> column_types(const std::string& table) override {
     return to_types(db_.query(
@@ -315,6 +326,11 @@ class BigQueryProbe : public Probe {
   }
   int64_t distinct_ids(const std::string& table) override {
     return has_table(table) ? std::stoll(bq_.scalar("SELECT COUNT(DISTINCT id) FROM " + target(table))) : 0;
+  }
+  int64_t repeated_ids(const std::string& table) override {
+    return has_table(table) ? std::stoll(bq_.scalar("SELECT COUNT(*) - COUNT(DISTINCT id) FROM " +
+                                                    target(table)))
+                            : 0;
   }
   std::map<std::string, std::string> column_types(const std::string& table) override {
     return to_types(bq_.query("SELECT column_name, data_type FROM `" + project_ + "." + dataset_ +

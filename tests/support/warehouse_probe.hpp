@@ -63,6 +63,9 @@ class Probe {
   virtual std::vector<StoredRow> rows(const std::string& table) = 0;
   virtual int64_t count(const std::string& table) = 0;
   virtual int64_t distinct_ids(const std::string& table) = 0;
+  // Rows that repeat an id another row of `table` has (0: every id once), counted in one
+  // statement, so that it holds while writers commit.
+  virtual int64_t repeated_ids(const std::string& table) = 0;
   // Column name → the engine's type name.
   virtual std::map<std::string, std::string> column_types(const std::string& table) = 0;
 

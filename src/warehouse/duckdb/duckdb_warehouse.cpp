@@ -216,7 +216,8 @@ void DuckDBWarehouse::configure_writes() {
 
 void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
   const auto& path = settings_.path;
-  const auto deadline = std::chrono::steady_clock::now() + patience;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + patience;
   bool said = false;
   for (int attempt = 1;; ++attempt) {
     const auto failure = open_once(mode);
@@ -250,7 +251,9 @@ void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
                       "later)"},
                   source);
     }
-    if (!said) {
+    // Said once the wait has lasted a second: a reader that a continuous sync meets between
+    // its batches is usually gone by then.
+    if (!said && std::chrono::steady_clock::now() - start >= std::chrono::seconds(1)) {
       said = true;
       std::fprintf(stderr,
                    "krow: note: %s is open in another process (%s); waiting up to %lld s "
