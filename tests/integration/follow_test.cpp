@@ -39,25 +39,6 @@ class Follow : public EngineTest {
     EngineTest::TearDown();
   }
 
-  // Polls `done` (a warehouse read that may fail while the sync has the warehouse, as a
-  // DuckDB file is, between its batches) until it holds or `within` has passed.
-  static bool eventually(const std::function<bool()>& done, seconds within) {
-    const auto deadline = std::chrono::steady_clock::now() + within;
-    while (std::chrono::steady_clock::now() < deadline) {
-      try {
-        if (done()) return true;
-      } catch (const std::exception&) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    return false;
-  }
-
-  int64_t rows_in(const std::string& topic) {
-    const auto table = table_of(topic);
-    return probe().has_table(table) ? probe().count(table) : 0;
-  }
-
   void produce(const std::string& topic, int from, int count,
                int32_t partition = RD_KAFKA_PARTITION_UA) {
     Producer p(bootstrap_);

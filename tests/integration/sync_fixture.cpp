@@ -195,6 +195,19 @@ pid_t SyncTest::start_krow_frozen_after_first_batch(const std::vector<std::strin
   throw std::runtime_error("krow committed no batch within 120 s");
 }
 
+bool SyncTest::eventually(const std::function<bool()>& done, std::chrono::seconds within,
+                          std::chrono::milliseconds every) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < deadline) {
+    try {
+      if (done()) return true;
+    } catch (const std::exception&) {
+    }
+    std::this_thread::sleep_for(every);
+  }
+  return false;
+}
+
 bool SyncTest::finishes(pid_t pid, std::chrono::seconds within, int& status) {
   const auto deadline = std::chrono::steady_clock::now() + within;
   while (std::chrono::steady_clock::now() < deadline) {

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,12 +77,24 @@ class SyncTest : public ::testing::Test {
   // SIGCONT lets it go on. Throws when krow ends first.
   pid_t start_krow_frozen_after_first_batch(const std::vector<std::string>& args);
 
+  // Polls `done` every `every` until it holds or `within` has passed; an exception (a
+  // warehouse read while a sync has the warehouse, as a DuckDB file is while a batch commits)
+  // counts as not yet.
+  static bool eventually(const std::function<bool()>& done, std::chrono::seconds within,
+                         std::chrono::milliseconds every = std::chrono::milliseconds(200));
+
   // Waits up to `within` for a process started by start_krow to end (SIGKILLed after that);
   // true when it ended by itself. Its wait status goes to `status`.
   static bool finishes(pid_t pid, std::chrono::seconds within, int& status);
 
   // Runs `krow sync` on the test manifest and expects success.
   RunOutput sync_ok(const std::string& manifest);
+
+  // The rows of `topic`'s table (0 while it has none).
+  int64_t rows_in(const std::string& topic) {
+    const auto table = table_of(topic);
+    return probe().has_table(table) ? probe().count(table) : 0;
+  }
 
   // What krow wrote, in the warehouse schema `schema`.
   Probe& probe();

@@ -37,19 +37,6 @@ class WithWorkers : public Base {
     Base::TearDown();
   }
 
-  // Polls `done` every 250 ms (an exception counts as not yet) for up to `within`.
-  static bool eventually(const std::function<bool()>& done, std::chrono::seconds within) {
-    const auto deadline = std::chrono::steady_clock::now() + within;
-    while (std::chrono::steady_clock::now() < deadline) {
-      try {
-        if (done()) return true;
-      } catch (const std::exception&) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-    return false;
-  }
-
   // A manifest (as write_manifest) whose sync ID is this test's own, so that its workers'
   // group (krow-<sync id>.workers) holds no member a test before it left there: static
   // members stay for the session timeout after they stop.
@@ -65,11 +52,6 @@ class WithWorkers : public Base {
     yaml.replace(0, fixed.size(), "name: " + unique_name("workers") + "\n");
     std::ofstream(path) << yaml;
     return path;
-  }
-
-  int64_t rows_in(const std::string& topic) {
-    const auto table = this->table_of(topic);
-    return this->probe().has_table(table) ? this->probe().count(table) : 0;
   }
 
   // Starts worker `id` (`extra` arguments appended); its output goes to worker-<id>.out/.err

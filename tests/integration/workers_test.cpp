@@ -91,6 +91,7 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
       << said();
   ASSERT_TRUE(eventually([&] { return rows_in(topic) == 600; }, seconds(60))) << said();
   const auto before = group(manifest);
+  const auto a_before = err_of("a").size();  // the group's first rounds may have moved some
 
   kill9("b");
   produce(topic, 600, 300);
@@ -98,7 +99,7 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
   ASSERT_TRUE(eventually([&] { return rows_in(topic) == 900; }, seconds(60))) << said();
   // Static membership: the group moved nothing, b has its own partitions back.
   EXPECT_EQ(group(manifest), before) << said();
-  const auto a_said = err_of("a");
+  const auto a_said = err_of("a").substr(a_before);
   EXPECT_EQ(a_said.find("revoked"), std::string::npos) << a_said;
   EXPECT_EQ(stop_worker("a"), 0) << said();
   EXPECT_EQ(stop_worker("b"), 0) << said();
