@@ -2,8 +2,11 @@
 // for benchmarks: JSON text of about 350 bytes, or with --avro SCHEMA_ID the same orders
 // in Avro (bench/order.avsc, registered beforehand) framed for the schema registry. With
 // --pad BYTES, JSON orders carry a "pad" string of that many characters (large messages
-// that fill many partitions quickly).
-//   bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID] [--pad BYTES]
+// that fill many partitions quickly). With --rate PER_SECOND it produces at that steady rate
+// instead (in 10 ms steps, lingering at most 5 ms) until MESSAGES are sent: the source of the
+// freshness benchmark (bench/continuous.py), whose message timestamps are their produce times.
+//   bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID] [--pad BYTES] [--rate
+//   PER_SECOND]
 // Creates the topic (PARTITIONS, default 6) if it does not exist.
 
 #include <bit>
@@ -14,6 +17,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "kafka_testkit.hpp"
 
@@ -90,7 +94,9 @@ std::string avro_order(const Order& o, int32_t schema_id) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID] [--pad BYTES]\n");
+    std::fprintf(stderr,
+                 "usage: bench-produce BOOTSTRAP TOPIC MESSAGES [PARTITIONS] [--avro SCHEMA_ID] "
+                 "[--pad BYTES] [--rate PER_SECOND]\n");
     return 2;
   }
   const std::string bootstrap = argv[1], topic = argv[2];
@@ -98,19 +104,30 @@ int main(int argc, char** argv) {
   int partitions = 6;
   int32_t avro_schema_id = -1;
   std::string pad;
+  double rate = 0;
   for (int i = 4; i < argc; ++i) {
     if (std::strcmp(argv[i], "--avro") == 0 && i + 1 < argc) avro_schema_id = std::stoi(argv[++i]);
     else if (std::strcmp(argv[i], "--pad") == 0 && i + 1 < argc) pad.assign(std::stoul(argv[++i]), 'p');
+    else if (std::strcmp(argv[i], "--rate") == 0 && i + 1 < argc)
+      rate = std::stod(argv[++i]);
     else partitions = std::stoi(argv[i]);
   }
   try {
     krow::testkit::Admin(bootstrap).create_topic(topic, partitions);
     krow::testkit::Producer p(bootstrap, {},
-                              {{"linger.ms", "50"}, {"batch.size", "1000000"}, {"compression.type", "lz4"},
+                              {{"linger.ms", rate > 0 ? "5" : "50"},
+                               {"batch.size", "1000000"},
+                               {"compression.type", "lz4"},
                                {"queue.buffering.max.kbytes", "1048576"}});
     const auto t0 = std::chrono::steady_clock::now();
     size_t value_bytes = 0;
     for (long i = 0; i < n; ++i) {
+      // Paced: wait for the next 10 ms step once the messages due so far are sent.
+      while (rate > 0 &&
+             static_cast<double>(i) >=
+                 rate *
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       const Order o{i, i % 10007, i % 997, (i * 7) % 997};
       std::string value = avro_schema_id < 0 ? json_order(o) : avro_order(o, avro_schema_id);
       if (!pad.empty() && avro_schema_id < 0) value.insert(value.size() - 1, ", \"pad\": \"" + pad + "\"");

@@ -1,9 +1,10 @@
-// `krow sync MANIFEST [-q] [-v] [bound flags]` (alias `run`): copies every selected topic up
-// to its last stable offset.
+// `krow sync MANIFEST [-q] [-v] [bound flags] [--follow ...]` (alias `run`): copies every
+// selected topic up to its last stable offset, or (--follow) on and on.
 
 #include "commands/sync_command.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,10 @@
 
 #include "commands/command.hpp"
 #include "commands/command_support.hpp"
+#include "engines/engines.hpp"
+#include "kafka/group_member.hpp"
+#include "sync/continuous.hpp"
+#include "util/error.hpp"
 #include "util/text.hpp"
 
 namespace krow::commands {
@@ -26,6 +31,7 @@ void on_signal(int) {
 int exit_code(const SyncResult& r) {
   switch (r.status) {
     case SyncStatus::success:
+    case SyncStatus::running:
       return kExitOk;
     case SyncStatus::partial:
       return kExitPartial;
@@ -53,12 +59,31 @@ class SyncCommand final : public Command {
                    "No progress display (it is shown only on a terminal anyway)");
     app_->add_flag("-v,--verbose", verbose_, "Show Kafka client warnings and retries");
     bounds_.add_to(app_);
+    app_->add_flag("--follow", follow_,
+                   "Keep reading after catching up: a batch commits at batch.max_messages, "
+                   "batch.max_bytes or batch.max_wait (default 1s) after its first message; "
+                   "SIGTERM or SIGINT commits what was read and exits 0");
+    app_->add_option("--worker-id", worker_id_,
+                     "With --follow: run as one of several workers sharing this sync's partitions "
+                     "(a stable ID: letters, digits, -_. up to 64; docs/workers.md)");
+    app_->add_option("--record-interval", record_interval_,
+                     "With --follow: write a run record this often (counts since the previous one)")
+        ->capture_default_str();
+    app_->add_option("--refresh-interval", refresh_interval_,
+                     "With --follow: look for new topics and partitions this often")
+        ->capture_default_str();
     // One literal per line of the help text.
     // clang-format off
     app_->footer(
         "Bounds (flags here, or `bounds:` in the manifest) stop a run early: each partition is read up to the\n"
         "smallest of its bounds, never past its last stable offset, and its position ends there, so the next\n"
-        "sync continues exactly where this one stopped.");
+        "sync continues exactly where this one stopped.\n"
+        "\n"
+        "--follow runs until stopped (docs/continuous-sync.md): rows are queryable within batch.max_wait of\n"
+        "arriving, new topics and partitions that the selection matches join as they appear, and every\n"
+        "--record-interval leaves a run record (krow runs) of what happened since the previous one. Once caught\n"
+        "up, a DuckDB file is closed between batches, so readers can open it then.\n"
+        "Not with bounds, quality gates, quality.publish: staged or full_refresh tables.");
     // clang-format on
   }
 
@@ -68,11 +93,61 @@ class SyncCommand final : public Command {
     SyncOptions options;
     options.progress = !quiet_;
     options.verbose = verbose_;
+    if (follow_) {
+      if (const auto why = continuous_refusal(manifest); !why.empty())
+        throw Error(ErrorClass::config, why);
+      options.follow = true;
+      options.progress = false;  // a line per run record instead
+      options.record_interval = interval("--record-interval", record_interval_);
+      options.refresh_interval = interval("--refresh-interval", refresh_interval_);
+      if (const auto note =
+              daily_quota_note(manifest, warehouse_capabilities(manifest.warehouse.type));
+          !note.empty())
+        std::fprintf(stderr, "krow: note: %s\n", note.c_str());
+      if (!worker_id_.empty()) {
+        if (const auto why = kafka::worker_id_refusal(worker_id_); !why.empty())
+          throw Error(ErrorClass::config, "--worker-id: " + why);
+        const auto& caps = warehouse_capabilities(manifest.warehouse.type);
+        if (!caps.concurrent_writers)
+          throw Error(ErrorClass::config,
+                      caps.engine +
+                          " takes no workers (--worker-id): " + caps.single_writer_reason +
+                          ". Run one `krow sync --follow` without --worker-id, or give the sync "
+                          "a server warehouse that takes several writers (PostgreSQL: "
+                          "warehouse.type: postgres; docs/workers.md)");
+        options.worker_id = worker_id_;
+      }
+    } else if (!worker_id_.empty()) {
+      throw Error(ErrorClass::config,
+                  "--worker-id applies to a continuous sync: add --follow (a bounded sync runs "
+                  "in one process; docs/workers.md)");
+    } else if (record_interval_ != kRecordInterval || refresh_interval_ != kRefreshInterval) {
+      throw Error(
+          ErrorClass::config,
+          "--record-interval and --refresh-interval apply to a continuous sync: add --follow");
+    }
     return run_and_print(manifest, options);
   }
 
  private:
+  static constexpr const char* kRecordInterval = "5m";
+  static constexpr const char* kRefreshInterval = "30s";
+
+  static std::chrono::milliseconds interval(const char* flag, const std::string& text) {
+    const auto ms = parse_duration_ms(text);
+    if (!ms || *ms < 1000)
+      throw Error(ErrorClass::config,
+                  std::string(flag) +
+                      " must be a duration of at least 1s such as 30s, 5m or 1h, not '" + text +
+                      "'");
+    return std::chrono::milliseconds(*ms);
+  }
+
   std::string manifest_path_;
+  bool follow_ = false;
+  std::string worker_id_;
+  std::string record_interval_ = kRecordInterval;
+  std::string refresh_interval_ = kRefreshInterval;
   bool quiet_ = false;
   bool verbose_ = false;
   BoundFlags bounds_;

@@ -31,15 +31,24 @@ struct StateTable {
 };
 
 // The position of each partition a sync has committed: the next offset to read ("the last
-// processed offset + 1"), moved only in the transaction that writes the rows it covers.
+// processed offset + 1"), moved only in the transaction that writes the rows it covers; and
+// the partition's epoch, bumped by every take (StateStore::take), on which every commit is
+// fenced. A partition taken but never committed has a row with next_offset NULL: it is no
+// position, and reads of positions leave it out.
+//
+// Upgrade: positions tables of krow versions before epochs have no `epoch` column and a
+// NOT NULL next_offset. Every adapter, when it prepares the state tables for writing, adds the
+// column and drops the NOT NULL (idempotently); a missing epoch (NULL) reads as 0, never
+// taken. Reading (status, plan) works on either form.
 inline constexpr StateColumn kPositionColumns[] = {
     {"sync_id", ColumnType::text},
     {"warehouse_schema", ColumnType::text},
     {"topic", ColumnType::text},
     {"topic_id", ColumnType::text},
     {"kafka_partition", ColumnType::int32},
-    {"next_offset", ColumnType::int64},
+    {"next_offset", ColumnType::int64, true},
     {"updated_at", ColumnType::timestamp, false, true},
+    {"epoch", ColumnType::int64, true},
 };
 inline constexpr std::string_view kPositionKey[] = {"sync_id", "warehouse_schema", "topic_id",
                                                     "kafka_partition"};
@@ -86,6 +95,20 @@ inline constexpr StateColumn kLeaseColumns[] = {
 };
 inline constexpr std::string_view kLeaseKey[] = {"sync_id", "warehouse_schema"};
 
+// The workers sharing a continuous sync (`krow sync --follow --worker-id`, docs/workers.md):
+// each worker's row is replaced at every run record it writes, and when its partitions change.
+// `partitions` is the worker's assignment as text ("orders:0,1,5 payments:2").
+inline constexpr StateColumn kWorkerColumns[] = {
+    {"sync_id", ColumnType::text},
+    {"warehouse_schema", ColumnType::text},
+    {"worker_id", ColumnType::text},
+    {"host", ColumnType::text, true},
+    {"pid", ColumnType::int64, true},
+    {"partitions", ColumnType::text, true},
+    {"heartbeat_at", ColumnType::timestamp, false, true},
+};
+inline constexpr std::string_view kWorkerKey[] = {"sync_id", "warehouse_schema", "worker_id"};
+
 inline constexpr StateTable kPositions{"positions", "a partition's committed position",
                                        kPositionColumns, kPositionKey};
 inline constexpr StateTable kTables{"tables", "a topic's table", kTableColumns, kTableKey};
@@ -93,9 +116,11 @@ inline constexpr StateTable kRuns{"runs", "a run's record", kRunColumns, kRunKey
 inline constexpr StateTable kColumnBindings{"columns", "a typed column's field",
                                             kColumnBindingColumns, kColumnBindingKey};
 inline constexpr StateTable kLeases{"leases", "a sync's lease", kLeaseColumns, kLeaseKey};
+inline constexpr StateTable kWorkers{"workers", "a worker of a continuous sync", kWorkerColumns,
+                                     kWorkerKey};
 
 // The tables every engine keeps (leases aside: an engine with a lock of its own has none).
-inline constexpr std::array<const StateTable*, 4> kStateTables{&kPositions, &kTables, &kRuns,
-                                                               &kColumnBindings};
+inline constexpr std::array<const StateTable*, 5> kStateTables{&kPositions, &kTables, &kRuns,
+                                                               &kColumnBindings, &kWorkers};
 
 }  // namespace krow::contract

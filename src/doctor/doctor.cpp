@@ -77,6 +77,9 @@ class NoState final : public StateStore {
   std::string describe() const override { return "no warehouse state (it could not be opened)"; }
   std::vector<Position> positions(const std::string&) override { return {}; }
   std::vector<TableMapping> tables() override { return {}; }
+  std::vector<PartitionClaim> take(const std::string&, const std::vector<PartitionKey>&) override {
+    throw Error(ErrorClass::fatal_run, "krow doctor writes nothing");
+  }
   void record_run(const RunRecord&) override {
     throw Error(ErrorClass::fatal_run, "krow doctor writes nothing");
   }

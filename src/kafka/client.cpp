@@ -24,7 +24,7 @@ void set(rd_kafka_conf_t* conf, const char* name, const std::string& value, bool
 }  // namespace
 
 Client::Client(const SourceConfig& source, const ClientOptions& options)
-    : principal_(source.username), verbose_(options.verbose) {
+    : principal_(source.username), verbose_(options.verbose), rebalance_(options.rebalance) {
   ConfPtr conf(rd_kafka_conf_new());
   set(conf.get(), "bootstrap.servers", source.bootstrap_servers);
   set(conf.get(), "client.id", "krow");
@@ -44,6 +44,16 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   // Reading uses the partition consumer with explicit offsets and no consumer group:
   // nothing is joined or committed (the lag group's positions go through the admin API).
   if (!options.group_id.empty()) set(conf.get(), "group.id", options.group_id);
+  if (!options.group_instance_id.empty()) {
+    // Static membership: a member that restarts within the session timeout under the same
+    // ID gets its partitions back, and the group moves nothing meanwhile.
+    set(conf.get(), "group.instance.id", options.group_instance_id);
+    set(conf.get(), "partition.assignment.strategy", "cooperative-sticky");
+  }
+  if (options.session_timeout_ms > 0)
+    set(conf.get(), "session.timeout.ms", std::to_string(options.session_timeout_ms));
+  if (options.heartbeat_interval_ms > 0)
+    set(conf.get(), "heartbeat.interval.ms", std::to_string(options.heartbeat_interval_ms));
   set(conf.get(), "enable.auto.commit", "false");
   set(conf.get(), "enable.auto.offset.store", "false");
   set(conf.get(), "isolation.level", "read_committed");
@@ -66,6 +76,7 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
   rd_kafka_conf_set_opaque(conf.get(), this);
   rd_kafka_conf_set_error_cb(conf.get(), &Client::on_error);
   rd_kafka_conf_set_log_cb(conf.get(), &Client::on_log);
+  if (rebalance_) rd_kafka_conf_set_rebalance_cb(conf.get(), &Client::on_rebalance);
 
   char err[512];
   rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
@@ -75,7 +86,8 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
 
 Client::~Client() {
   if (!rk_) return;
-  // Leave quietly: no group was joined, so there is nothing to revoke or commit.
+  // Leave quietly: no group was joined (a group member's rebalance callback, served here one
+  // last time, gives its partitions back), and nothing is ever committed to Kafka.
   rd_kafka_consumer_close(rk_);
   rd_kafka_destroy(rk_);
 }
@@ -98,6 +110,12 @@ void Client::on_log(const rd_kafka_t* rk, int level, const char* fac, const char
   const auto* self = static_cast<const Client*>(rd_kafka_opaque(rk));
   // librdkafka redacts secrets in its own logs; we still show them only when asked.
   if (self && self->verbose_ && level <= 4) std::fprintf(stderr, "krow: kafka %s: %s\n", fac, buf);
+}
+
+void Client::on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                          rd_kafka_topic_partition_list_t* partitions, void*) {
+  auto* self = static_cast<Client*>(rd_kafka_opaque(rk));
+  self->rebalance_(err, partitions);
 }
 
 rd_kafka_resp_err_t Client::fatal_error(std::string* reason) const {

@@ -9,6 +9,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -21,6 +22,13 @@ struct ClientOptions {
   std::string group_id;             // empty for reading: krow reads with assign() and no group
   int queued_max_kbytes = 32768;    // prefetch memory bound for the consumer queue
   bool verbose = false;             // forward librdkafka's warnings to stderr
+  // A group member (kafka/group_member): static membership under this ID, cooperative-sticky
+  // assignment, and librdkafka's rebalance events handed to `rebalance` (called from within
+  // rd_kafka_consumer_poll, on the polling thread). Empty for every other client.
+  std::string group_instance_id;
+  int session_timeout_ms = 0;  // 0: librdkafka's default
+  int heartbeat_interval_ms = 0;  // 0: librdkafka's default (3 s)
+  std::function<void(rd_kafka_resp_err_t, rd_kafka_topic_partition_list_t*)> rebalance;
 };
 
 class Client {
@@ -50,10 +58,13 @@ class Client {
  private:
   static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf);
+  static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
 
   rd_kafka_t* rk_ = nullptr;
   std::string principal_;
   bool verbose_ = false;
+  std::function<void(rd_kafka_resp_err_t, rd_kafka_topic_partition_list_t*)> rebalance_;
   mutable std::mutex mu_;
   rd_kafka_resp_err_t fatal_ = RD_KAFKA_RESP_ERR_NO_ERROR;
   std::string fatal_reason_;

@@ -146,9 +146,17 @@ Manifest parse_manifest(const std::string& yaml, const std::filesystem::path& fi
   if (!root["warehouse"]) r.fail(root, "the manifest needs a 'warehouse' section (type and where to write)");
   read_warehouse(r, root["warehouse"], m.warehouse);
   if (auto n = root["batch"]) {
-    r.check_keys(n, "batch", {"max_messages", "max_bytes"});
+    r.check_keys(n, "batch", {"max_messages", "max_bytes", "max_wait"});
     if (auto v = n["max_messages"]) m.batch.max_messages = r.size(v, "max_messages", 1, 1'000'000);
     if (auto v = n["max_bytes"]) m.batch.max_bytes = r.size(v, "max_bytes", 1024, 1ll << 30);
+    if (auto v = n["max_wait"]) {
+      const auto text = r.text(v, "max_wait");
+      const auto ms = parse_duration_ms(text);
+      if (!ms || *ms < 10 || *ms > 3'600'000)
+        r.fail(v, "max_wait must be a duration from 10ms to 1h such as 500ms, 2s or 1m, not '" +
+                      text + "'");
+      m.batch.max_wait_ms = *ms;
+    }
   }
   if (auto n = root["limits"]) {
     r.check_keys(n, "limits", {"max_value_bytes"});

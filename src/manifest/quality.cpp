@@ -20,11 +20,12 @@ const char* gate_type_name(GateType t) {
 const char* publish_mode_name(PublishMode m) { return m == PublishMode::staged ? "staged" : "per_batch"; }
 
 std::optional<int64_t> parse_duration_ms(const std::string& text) {
-  static const std::regex re(R"(^\s*(\d{1,9})\s*(s|m|h|d|)\s*$)");
+  static const std::regex re(R"(^\s*(\d{1,9})\s*(ms|s|m|h|d|)\s*$)");
   std::smatch m;
   if (!std::regex_match(text, m, re)) return std::nullopt;
   const int64_t n = std::stoll(m[1]);
   const std::string unit = m[2];
+  if (unit == "ms") return n;
   const int64_t scale = unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 1;
   return n * scale * 1000;
 }

@@ -63,8 +63,8 @@ struct QualityConfig {
 // Reads `quality:`. Throws Error(config) naming the line and key of the first problem.
 QualityConfig read_quality(const ManifestReader& r, const YAML::Node& node);
 
-// "90s", "15m", "2h", "7d" or a plain number of seconds, in milliseconds; none when it is
-// not one.
+// "500ms", "90s", "15m", "2h", "7d" or a plain number of seconds, in milliseconds; none when
+// it is not one.
 std::optional<int64_t> parse_duration_ms(const std::string& text);
 
 }  // namespace krow

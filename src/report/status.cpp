@@ -10,6 +10,7 @@
 
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
+#include "kafka/group_member.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 #include "util/text.hpp"
@@ -63,6 +64,13 @@ ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse) {
     for (const auto& o : cluster.offsets(tps))
       if (!o.error) view.last_stable[o.partition] = o.last_stable;
     view.reachable = true;
+    try {
+      for (auto& m : kafka::describe_group(client, "krow-" + manifest.name + ".workers",
+                                           std::chrono::seconds(10)))
+        view.group_members.push_back({m.instance_id, m.host, std::move(m.assigned)});
+    } catch (const Error& e) {
+      view.group_why_not = e.what();
+    }
   } catch (const Error& e) {
     view.why_not = e.what();
   }
@@ -80,6 +88,7 @@ std::string format_status(const Manifest& manifest, StateStore& warehouse,
     if (t.sync_id == manifest.name) table_of[t.topic] = t.table;
   const auto runs = warehouse.runs(manifest.name, 5);
   const auto stopped = stopped_tables(runs);
+  const auto workers = warehouse.workers(manifest.name);
   // Lag applies to the live incarnation of a topic only: the positions of a topic deleted
   // (or deleted and recreated) are kept for the record but are behind nothing.
   auto live = [&](const Position& p) {
@@ -108,7 +117,37 @@ std::string format_status(const Manifest& manifest, StateStore& warehouse,
     }
     w.end_array().key("stopped_tables").begin_array();
     for (const auto& s : stopped) w.begin_object().field("topic", s.topic).field("table", s.table).field("error", s.error).end_object();
-    w.end_array().key("runs").begin_array();
+    w.end_array().key("workers").begin_array();
+    for (const auto& wk : workers) {
+      w.begin_object()
+          .field("worker_id", wk.worker_id)
+          .field("host", wk.host)
+          .field("pid", wk.pid)
+          .field("partitions", wk.partitions)
+          .field("heartbeat_at", utc_time(wk.heartbeat_at_ms));
+      w.end_object();
+    }
+    w.end_array()
+        .key("workers_group")
+        .begin_object()
+        .field("group", "krow-" + manifest.name + ".workers");
+    if (!cluster.group_why_not.empty()) w.field("error", cluster.group_why_not);
+    w.key("members").begin_array();
+    for (const auto& m : cluster.group_members) {
+      w.begin_object()
+          .field("worker_id", m.worker_id)
+          .field("host", m.host)
+          .key("assigned")
+          .begin_array();
+      for (const auto& tp : m.assigned)
+        w.begin_object()
+            .field("topic", tp.topic)
+            .field("partition", tp.partition.value())
+            .end_object();
+      w.end_array().end_object();
+    }
+    w.end_array().end_object();
+    w.key("runs").begin_array();
     for (const auto& r : runs) w.raw(r.json);
     w.end_array().end_object();
     return w.str() + "\n";
@@ -140,6 +179,25 @@ std::string format_status(const Manifest& manifest, StateStore& warehouse,
   }
   if (!stopped.empty()) out << "\nStopped tables (skipped until the cause is gone; re-checked by every sync):\n";
   for (const auto& s : stopped) out << "  " << s.topic << " -> " << s.table << ": stopped: " << s.error << "\n";
+  if (!workers.empty() || !cluster.group_members.empty())
+    out << "\nWorkers (group krow-" << manifest.name << ".workers):\n";
+  for (const auto& m : cluster.group_members) {
+    std::map<std::string, std::string> by_topic;
+    for (const auto& tp : m.assigned) {
+      auto& list = by_topic[tp.topic];
+      list += (list.empty() ? "" : ",") + std::to_string(tp.partition.value());
+    }
+    std::string partitions;
+    for (const auto& [topic, list] : by_topic) partitions += " " + topic + ":" + list;
+    out << "  member " << (m.worker_id.empty() ? std::string("(no worker ID)") : m.worker_id)
+        << " on " << m.host << ": " << m.assigned.size() << " partition(s)" << partitions << "\n";
+  }
+  if (!cluster.group_why_not.empty() && !workers.empty())
+    out << "  the group could not be described: " << cluster.group_why_not << "\n";
+  for (const auto& wk : workers)
+    out << "  recorded " << wk.worker_id << " on " << wk.host << " (pid " << wk.pid
+        << "), last seen " << utc_time(wk.heartbeat_at_ms) << ": "
+        << (wk.partitions.empty() ? "no partitions" : wk.partitions) << "\n";
   if (!runs.empty()) out << "\nRecent runs:\n";
   for (const auto& r : runs)
     out << "  " << r.run_id << "  " << utc_time(r.started_at_ms) << "  " << r.status << "  "

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "manifest/manifest.hpp"
 #include "warehouse/warehouse.hpp"
@@ -18,6 +19,14 @@ struct ClusterView {
   std::string why_not;  // when not reachable
   std::map<TopicPartition, Offset> last_stable;  // last stable offsets
   std::map<std::string, TopicId> live_ids;       // the topic ID each name has now
+  // The workers' group (krow-<sync id>.workers) as its coordinator describes it: each
+  // member's worker ID, host and partitions; empty for a sync without workers.
+  struct Member {
+    std::string worker_id, host;
+    std::vector<TopicPartition> assigned;
+  };
+  std::vector<Member> group_members;
+  std::string group_why_not;  // when the group could not be described
 };
 
 // What the cluster says now of the partitions that have positions in `warehouse`: their last

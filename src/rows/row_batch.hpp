@@ -26,6 +26,9 @@ struct BatchConfig {
   // within the contract's "at most 50,000 messages".
   int64_t max_messages = 40960;
   int64_t max_bytes = 16ll << 20;
+  // A continuous sync (`krow sync --follow`) also hands a batch over once this long has
+  // passed since its first message, so that a quiet topic's rows land within it.
+  int64_t max_wait_ms = 1000;
 };
 
 struct Row {

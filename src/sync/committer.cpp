@@ -34,8 +34,9 @@ void Committer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Committer::expect(const TopicId& topic_id, Partition partition, std::optional<Offset> stored, Offset floor) {
-  tracked_[{topic_id, partition}] = Tracked{stored, floor};
+void Committer::expect(const TopicId& topic_id, Partition partition, std::optional<Offset> stored,
+                       Offset floor, Epoch epoch) {
+  tracked_[{topic_id, partition}] = Tracked{stored, floor, epoch};
 }
 
 void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Position>& moved) {
@@ -44,7 +45,7 @@ void Committer::submit(std::unique_ptr<RowBatch>& batch, const std::vector<Posit
   Job job;
   for (const auto& p : moved) {
     auto& t = tracked_[{p.topic_id, p.partition}];
-    PositionMove m{p, t.stored};
+    PositionMove m{p, t.stored, t.epoch};
     m.to.next = std::max(p.next, t.floor);
     t.stored = m.to.next;
     if (staged_) {
@@ -103,6 +104,22 @@ void Committer::loop() {
     }
     rows_ += error ? 0 : static_cast<int64_t>(job.batch->row_count());
     batches_ += error ? 0 : 1;
+    if (!error && release_between_batches_) {
+      bool waiting = false;
+      {
+        std::lock_guard lock(mu_);
+        waiting = pending_.has_value();
+      }
+      // Before busy_ is cleared: whoever waits for this batch may use the writer next. The
+      // batch is committed; a failure to let go stops the sync as a write error would.
+      if (!waiting) {
+        try {
+          writer_.idle();
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }
+    }
     job.batch->clear();
     {
       std::lock_guard lock(mu_);
@@ -162,9 +179,11 @@ void Committer::with_retries(const std::vector<PositionMove>& moves, Attempt&& a
       if (e.error_class() != ErrorClass::transient && e.error_class() != ErrorClass::conflict) throw;
       if (!deadline) deadline = std::chrono::steady_clock::now() + retry_budget_;
       // Did it land after all? Only the stored positions can say.
-      if (committed_anyway(moves, *deadline)) return;
+      if (committed_anyway(moves, *deadline,
+                           e.error_class() == ErrorClass::conflict ? &e : nullptr))
+        return;
       if (e.error_class() == ErrorClass::conflict)
-        throw Error(ErrorClass::fatal_run,
+        throw Error(e.source().partition ? ErrorClass::conflict : ErrorClass::fatal_run,
                     std::string(e.what()) + "; nothing of this batch was written", e.source());
       if (std::chrono::steady_clock::now() + backoff(n) > *deadline)
         throw Error(ErrorClass::transient,
@@ -181,7 +200,8 @@ void Committer::with_retries(const std::vector<PositionMove>& moves, Attempt&& a
 }
 
 bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
-                                 std::chrono::steady_clock::time_point deadline) {
+                                 std::chrono::steady_clock::time_point deadline,
+                                 const Error* conflict) {
   // A batch whose moves all stay in place (a full resync below the stored positions) cannot
   // be told committed from not: it merges by id, so writing it again is harmless.
   if (std::all_of(moves.begin(), moves.end(), [](const PositionMove& m) { return m.from == m.to.next; })) return false;
@@ -210,6 +230,16 @@ bool Committer::committed_anyway(const std::vector<PositionMove>& moves,
   }
   if (all_to) return true;
   if (all_from) return false;
+  // Moved by someone else. After a failure that was not the warehouse's verdict (a lost
+  // connection), the fenced write is tried again: it writes nothing, and its conflict says
+  // what moved them.
+  if (!conflict) return false;
+  // The partition another worker took: still a conflict naming it, which a worker answers by
+  // dropping that partition and going on (a single sync stops on it as on any other error).
+  if (conflict->source().partition)
+    throw Error(ErrorClass::conflict,
+                std::string(conflict->what()) + "; nothing of this batch was written",
+                conflict->source());
   throw Error(ErrorClass::fatal_run, "the positions of sync '" + sync_id_ + "' in " +
                                          state_.describe() +
                                          " were moved by someone else while this sync ran (another "

@@ -5,9 +5,12 @@
 //
 // Every batch is fenced: it moves each position from the one stored before it (tracked
 // here, starting from the plan's) to the new one, and the warehouse writes it only if the
-// stored position still is the one it started from. When a commit fails in a way that can
-// be retried, the outcome may be unknown (the connection broke during COMMIT): the stored
-// positions are read again before anything is retried, so a batch is never written twice.
+// stored position still is the one it started from and the partition's stored epoch still is
+// the one this sync took it at (StateStore::take): a process that lost a partition to another
+// one (a paused sync that resumes after another run took over) writes nothing for it. When a commit
+// fails in a way that can be retried, the outcome may be unknown (the connection broke during
+// COMMIT): the stored positions are read again before anything is retried, so a batch is never
+// written twice.
 //
 // Staged (`quality.publish: staged`): batches go to the warehouse's staging tables instead,
 // no position moves, and publish() moves every staged row and the positions of the whole run
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "rows/row_batch.hpp"
+#include "util/error.hpp"
 #include "util/ids.hpp"
 #include "warehouse/batch_writer.hpp"
 #include "warehouse/state_store.hpp"
@@ -54,10 +58,12 @@ class Committer {
   Committer(const Committer&) = delete;
   Committer& operator=(const Committer&) = delete;
 
-  // Declares a partition's stored position before the first submit (none: never committed)
-  // and its floor: a position is never stored below it (a full resync re-reads below the
-  // stored position; storing its progress there would make the next sync read it again).
-  void expect(const TopicId& topic_id, Partition partition, std::optional<Offset> stored, Offset floor);
+  // Declares a partition's stored position before the first submit (none: never committed),
+  // its floor: a position is never stored below it (a full resync re-reads below the stored
+  // position; storing its progress there would make the next sync read it again), and the
+  // epoch this sync took it at (StateStore::take; 0: not taken), which every move is fenced on.
+  void expect(const TopicId& topic_id, Partition partition, std::optional<Offset> stored,
+              Offset floor, Epoch epoch = Epoch(0));
 
   // Hands `batch` and the positions that moved while it was filled to the writer, and puts
   // an empty batch in its place. Blocks while the previous batch is still being written.
@@ -67,6 +73,12 @@ class Committer {
 
   // Waits until everything submitted is committed; rethrows a write error.
   void drain();
+
+  // From now on, after each committed batch with no other one waiting, the writer is told it
+  // is idle (BatchWriter::idle): a continuous sync that has caught up lets go of a DuckDB
+  // file while its next batch fills, so that other processes can read it in between. A sync
+  // catching up always has the next batch waiting, and keeps the file.
+  void release_between_batches() { release_between_batches_ = true; }
 
   // Staged: after drain(), moves the staged rows into `tables` and every position the run
   // advanced, in one transaction (retried like a batch). Then the positions go to after_commit.
@@ -99,8 +111,12 @@ class Committer {
   template <class Attempt>
   void with_retries(const std::vector<PositionMove>& moves, Attempt&& attempt);
   // After a failure: true when the stored positions show the batch committed, false when
-  // they show it did not; throws conflict when they show neither (someone else moved them).
-  bool committed_anyway(const std::vector<PositionMove>& moves, std::chrono::steady_clock::time_point deadline);
+  // they show it did not, or show neither after a failure that was not a conflict (the
+  // fenced write, tried again, then says why). After a conflict (`conflict`), throws
+  // fatal_run when they show neither (someone else moved them), in the conflict's words when
+  // it names a partition (another worker took it).
+  bool committed_anyway(const std::vector<PositionMove>& moves,
+                        std::chrono::steady_clock::time_point deadline, const Error* conflict);
 
   BatchWriter& writer_;
   StateStore& state_;
@@ -113,6 +129,7 @@ class Committer {
   struct Tracked {
     std::optional<Offset> stored;
     Offset floor;
+    Epoch epoch;
   };
   std::map<std::pair<TopicId, Partition>, Tracked> tracked_;
   // Staged, reading thread only: every partition's move over the whole run (from its first
@@ -126,6 +143,7 @@ class Committer {
   std::exception_ptr error_;
   bool busy_ = false;
   bool stop_ = false;
+  std::atomic<bool> release_between_batches_{false};
   std::atomic<int64_t> rows_{0};
   std::atomic<int64_t> batches_{0};
   std::atomic<int64_t> retries_{0};

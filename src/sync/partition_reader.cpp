@@ -87,8 +87,11 @@ PartitionReader::State* PartitionReader::find(const TopicPartition& tp) {
 }
 
 void PartitionReader::fetch_more() {
-  while (fetching_ < max_fetching_ && waiting_next_ < waiting_.size()) {
-    State& p = partitions_[waiting_[waiting_next_++]];
+  while (waiting_next_ < waiting_.size()) {
+    State& p = partitions_[waiting_[waiting_next_]];
+    // A partition read on (continuous) never finishes to make room: each is fetched at once.
+    if (fetching_ >= max_fetching_ && p.where.boundary) break;
+    ++waiting_next_;
     if (!p.active || p.fetching)
       continue;  // its topic stopped while it waited, or it was assigned again
     reader_->start(Position{p.where.start.topic, p.where.start.topic_id, p.where.start.partition, p.next});

@@ -7,7 +7,10 @@
 //
 // Prefetch memory is bounded whatever the partition and broker count: at most
 // kafka::max_fetching_partitions() partitions are fetched at once (see kafka/reader.hpp), the
-// others wait in plan order until one of them is done.
+// others wait in plan order until one of them is done. Partitions read on (no boundary) never
+// finish, so they are all fetched at once: a continuous sync has caught up after its first
+// batches, and what it fetches then is what arrives (the queue bound still holds, and fetch
+// responses stay within librdkafka's fetch.max.bytes per broker).
 //
 // The cluster can change under a running sync; each change is reported, never papered over:
 // - records deleted below a partition's position (retention, a records deletion): a Gap,

@@ -37,12 +37,21 @@ std::string new_run_id() {
 RunRecorder::RunRecorder(const Manifest& manifest, bool full_resync)
     : manifest_(manifest), full_resync_(full_resync), run_id_(new_run_id()), started_ms_(now_ms()) {}
 
+void RunRecorder::begin_stretch() {
+  run_id_ = new_run_id();
+  started_ms_ = now_ms();
+}
+
 std::string RunRecorder::record(StateStore* warehouse, const SyncResult& result, const Plan* plan,
-                                const std::vector<TableTally>& tables,
-                                int registry_requests) const {
+                                const std::vector<TableTally>& tables, int registry_requests,
+                                const FollowStretch* follow) const {
   const auto finished = now_ms();
-  const RunRecord run{run_id_, manifest_.name, started_ms_, finished, status_name(result.status),
-                      json(result, finished, plan, tables, registry_requests)};
+  const RunRecord run{run_id_,
+                      manifest_.name,
+                      started_ms_,
+                      finished,
+                      status_name(result.status),
+                      json(result, finished, plan, tables, registry_requests, follow)};
   if (warehouse) store(*warehouse, run);
   return write_artifacts(run);
 }
@@ -81,7 +90,8 @@ void RunRecorder::store(StateStore& warehouse, const RunRecord& run) const {
 }
 
 std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan* plan,
-                              const std::vector<TableTally>& tables, int registry_requests) const {
+                              const std::vector<TableTally>& tables, int registry_requests,
+                              const FollowStretch* follow) const {
   JsonWriter w;
   w.begin_object().field("run_id", run_id_).field("sync_id", manifest_.name).field("status", status_name(r.status));
   w.field("warehouse_schema", manifest_.warehouse.schema);
@@ -99,7 +109,12 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
   w.field("messages", r.messages).field("rows_published", r.rows_published);
   w.field("bytes", r.bytes).field("batches", r.batches);
   w.field("decode_errors", r.decode_errors).field("warehouse_retries", r.warehouse_retries);
-  w.field("mode", full_resync_ ? "full_resync" : "sync");
+  w.field("mode", follow ? "follow" : full_resync_ ? "full_resync" : "sync");
+  if (follow) {
+    w.key("follow").begin_object().field("process_run_id", follow->process_run_id);
+    w.field("sequence", static_cast<int64_t>(follow->sequence)).field("final", follow->final);
+    w.field("reason", follow->reason).end_object();
+  }
   w.field("retry_later", r.status == SyncStatus::failed && r.retriable);  // exit code 75
   w.field("registry_requests", registry_requests);
   w.field("lag_group", "krow-" + manifest_.name);
@@ -117,7 +132,22 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
     w.key("column_changes");
     write_column_changes_json(w, t.created ? t.plan->settings.changes : std::vector<columns::ColumnChange>{});
     w.key("partitions").begin_array();
-    for (const auto& p : t.plan->partitions)
+    for (const auto& p : t.plan->partitions) {
+      if (follow) {
+        // A continuous stretch reads from the committed position at its start to the one at
+        // its end: it has no boundary of its own.
+        const std::pair key{t.plan->topic_id, p.partition};
+        const auto from = follow->from.count(key) ? follow->from.at(key) : p.start;
+        const auto to = follow->to.count(key) ? follow->to.at(key) : from;
+        w.begin_object()
+            .field("partition", p.partition.value())
+            .field("from", from.value())
+            .field("boundary", to.value())
+            .field("started_by", start_name(p.started_by))
+            .field("bounded_by", "continuous")
+            .end_object();
+        continue;
+      }
       w.begin_object()
           .field("partition", p.partition.value())
           .field("from", p.start.value())
@@ -126,6 +156,7 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
           .field("bounded_by", bound_name(p.bounded_by))
           .field("last_stable_offset", p.last_stable.value())
           .end_object();
+    }
     w.end_array().end_object();
   }
   w.end_array();
@@ -139,7 +170,8 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
         .field("reason", g.reason)
         .end_object();
   };
-  if (plan) {
+  // Gaps the plan found are recorded once, by the first stretch that read after planning.
+  if (plan && (!follow || follow->plan_gaps)) {
     for (const auto& t : plan->topics)
       for (const auto& p : t.partitions)
         if (t.settings.strategy == Strategy::full_refresh) continue;  // re-read whole: nothing is skipped

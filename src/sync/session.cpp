@@ -1,5 +1,7 @@
 #include "sync/session.hpp"
 
+#include <thread>
+
 namespace krow {
 
 Session::Session(const SourceConfig& source, const BatchConfig& limits, RowBuilder& rows,
@@ -11,6 +13,7 @@ Session::Session(const SourceConfig& source, const BatchConfig& limits, RowBuild
       batch_(batch),
       slots_(std::move(slots)),
       end_(end),
+      clock_(std::chrono::milliseconds(limits.max_wait_ms)),
       listener_(listener),
       reader_(source, verbose, {}, retry_timeout) {}
 
@@ -18,7 +21,7 @@ void Session::assign(std::vector<Assignment> partitions) {
   std::vector<ReadStart> reads;
   for (auto& a : partitions) {
     // The committer first: a message of the partition may be handed over at the next poll.
-    committer_.expect(a.read.start.topic_id, a.read.start.partition, a.stored, a.floor);
+    committer_.expect(a.read.start.topic_id, a.read.start.partition, a.stored, a.floor, a.epoch);
     if (end_ == End::never) a.read.boundary.reset();
     reads.push_back(std::move(a.read));
   }
@@ -42,8 +45,20 @@ void Session::lose(const std::vector<TopicPartition>& partitions) {
 
 bool Session::poll() {
   if (end_ == End::at_boundaries && reader_.active() == 0) return false;
-  reader_.poll(*this);
-  return end_ == End::never || reader_.active() > 0;
+  // Nothing to read (no partition selected yet): wait as a poll would, instead of spinning.
+  if (reader_.active() == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  else
+    reader_.poll(*this);
+  if (end_ == End::never) {
+    // Rows dropped since (a lost partition) may have emptied the batch: nothing is due then.
+    if (batch_->row_count() == 0)
+      clock_.reset();
+    else if (clock_.due(std::chrono::steady_clock::now()))
+      submit();
+    return true;
+  }
+  return reader_.active() > 0;
 }
 
 void Session::drain() {
@@ -54,6 +69,8 @@ void Session::drain() {
 void Session::on_message(size_t topic, const kafka::Message& m) {
   const Row& row = rows_.add(m, *batch_, slots_[topic]);
   listener_.on_row(topic, m, row);
+  // One clock read per batch, not per message.
+  if (end_ == End::never && !clock_.running()) clock_.on_message(std::chrono::steady_clock::now());
   if (batch_->row_count() >= static_cast<size_t>(limits_.max_messages) ||
       batch_->byte_size() >= static_cast<size_t>(limits_.max_bytes))
     submit();
@@ -62,6 +79,8 @@ void Session::on_message(size_t topic, const kafka::Message& m) {
 void Session::submit() {
   auto moved = reader_.take_moved(*this);  // first, so that rows of a replaced topic are dropped
   committer_.submit(batch_, std::move(moved));
+  clock_.reset();
+  last_submit_ = std::chrono::steady_clock::now();
 }
 
 void Session::on_topic_stopped(size_t topic, const std::string& error) {

@@ -23,6 +23,7 @@
 #include "kafka/source_config.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/committer.hpp"
+#include "sync/continuous.hpp"
 #include "sync/partition_reader.hpp"
 #include "sync/row_builder.hpp"
 #include "util/ids.hpp"
@@ -51,15 +52,18 @@ class Session : PartitionReader::Handler {
   };
 
   // A partition given to the session: where to read, and what the committer must know of it
-  // (Committer::expect: the stored position, and the floor no position is stored below).
+  // (Committer::expect: the stored position, the floor no position is stored below, and the
+  // epoch the partition was taken at, which its commits are fenced on).
   struct Assignment {
     ReadStart read;
     std::optional<Offset> stored;
     Offset floor;
+    Epoch epoch;
   };
 
   // `batch` is the batch to fill, with `slots[t]` the slot of table t; the session hands it
-  // to `committer` when full (`limits`) and gets an empty one back. `listener`, `rows` and
+  // to `committer` when full (`limits`) — with End::never also `limits.max_wait_ms` after its
+  // first message — and gets an empty one back. `listener`, `rows` and
   // `committer` must outlive the session.
   Session(const SourceConfig& source, const BatchConfig& limits, RowBuilder& rows,
           Committer& committer, std::unique_ptr<RowBatch>& batch, std::vector<size_t> slots,
@@ -78,8 +82,10 @@ class Session : PartitionReader::Handler {
   // committer fences it on the positions it started from).
   void lose(const std::vector<TopicPartition>& partitions);
 
-  // Reads what arrives within ~100 ms. False once the session has ended (End::at_boundaries:
-  // nothing is left to read). Throws as PartitionReader::poll and Committer::submit do.
+  // Reads what arrives within ~100 ms (blocking meanwhile: an idle session costs no CPU), and
+  // with End::never hands the batch over once it is due by time. False once the session has
+  // ended (End::at_boundaries: nothing is left to read). Throws as PartitionReader::poll and
+  // Committer::submit do.
   bool poll();
 
   // Hands over the batch in hand and the positions moved without rows (past expired or
@@ -92,6 +98,8 @@ class Session : PartitionReader::Handler {
   std::string furthest_behind() const { return reader_.furthest_behind(); }
   // Rows in the batch in hand, not yet handed over.
   size_t rows_in_hand() const { return batch_->row_count(); }
+  // When a batch was last handed over (or the session began): how long it has been idle.
+  std::chrono::steady_clock::time_point last_submit() const { return last_submit_; }
 
  private:
   void on_message(size_t topic, const kafka::Message& m) override;
@@ -107,6 +115,8 @@ class Session : PartitionReader::Handler {
   std::unique_ptr<RowBatch>& batch_;
   std::vector<size_t> slots_;
   End end_;
+  BatchClock clock_;
+  std::chrono::steady_clock::time_point last_submit_ = std::chrono::steady_clock::now();
   Listener& listener_;
   PartitionReader reader_;
 };

@@ -1,5 +1,7 @@
 #include "sync/sync_engine.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -7,17 +9,22 @@
 #include <cstdlib>
 #include <exception>
 #include <future>
+#include <map>
 #include <optional>
+#include <set>
+#include <thread>
 
 #include "engines/engines.hpp"
 #include "kafka/client.hpp"
 #include "kafka/cluster.hpp"
+#include "kafka/group_member.hpp"
 #include "kafka/lag_group.hpp"
 #include "plan/plan.hpp"
 #include "plan/typed_columns.hpp"
 #include "registry/decoder_cache.hpp"
 #include "rows/row_batch.hpp"
 #include "sync/committer.hpp"
+#include "sync/continuous.hpp"
 #include "sync/partition_reader.hpp"
 #include "sync/progress.hpp"
 #include "sync/row_builder.hpp"
@@ -26,6 +33,8 @@
 #include "sync/table_preparation.hpp"
 #include "util/error.hpp"
 #include "util/fault_injection.hpp"
+#include "util/process.hpp"
+#include "util/text.hpp"
 
 namespace krow {
 
@@ -36,6 +45,8 @@ const char* status_name(SyncStatus s) {
     case SyncStatus::failed: return "failed";
     case SyncStatus::interrupted: return "interrupted";
     case SyncStatus::gate_failed: return "gate_failed";
+    case SyncStatus::running:
+      return "running";
   }
   return "unknown";
 }
@@ -62,8 +73,17 @@ class SyncRun : Session::Listener {
  private:
   // Connects, checks the cluster, plans, and makes the tables ready (sync/table_preparation).
   void prepare(kafka::Client& client);
-  // What each selected partition reads in this run, and from where.
+  // What each selected partition reads in this run, and from where; takes them all
+  // (StateStore::take), so that every commit is fenced on this run's epochs.
   std::vector<Session::Assignment> assignments();
+  // A worker: what `partitions` (given by the group) read, taken (StateStore::take) from their
+  // stored positions, or the plan's start when none is stored. Partitions the plan lacks (a
+  // topic or partitions added since it was made) are left out and noted in unplanned_.
+  std::vector<Session::Assignment> worker_assignments(
+      const std::vector<TopicPartition>& partitions);
+  // A worker: its row in krow's state (contract::kWorkers). Only while the committer is idle.
+  void record_worker();
+  bool worker() const { return !options_.worker_id.empty(); }
   void read_all(kafka::Client& admin, Progress& progress);
   void on_row(size_t table, const kafka::Message& m, const Row& row) override;
   void on_rows_dropped(size_t table, const std::vector<Row>& rows) override;
@@ -85,6 +105,27 @@ class SyncRun : Session::Listener {
   void check_only_tables() const;
   void record();
 
+  // Continuous (options.follow): reads on, stretch after stretch, until stopped or a failure
+  // that will not pass by itself.
+  void follow(kafka::Client& client);
+  // One stretch of reading: from the plan's positions until stopped (returns "") or until the
+  // selected topics grew (returns why). Records every record_interval. Throws as a session
+  // and its committer do.
+  std::string read_on(kafka::Client& admin);
+  // Plans and prepares the tables again (new topics and partitions join, positions are read
+  // from the warehouse).
+  void replan(kafka::Client& client);
+  // Records the stretch since the previous record (the committer drained, or gone) and starts
+  // the next one.
+  void record_stretch(const std::string& reason, bool final);
+  // The committer's counts since the last call into the stretch.
+  void collect();
+  // The readable topics of the plan, as the cluster described them then.
+  Topology planned_topology() const;
+  // Waits `d` unless stopped first; false when stopped.
+  bool wait_unless_stopped(std::chrono::milliseconds d) const;
+  bool stopping() const { return options_.stop && options_.stop->load(); }
+
   const Manifest& manifest_;
   SyncOptions options_;
   std::unique_ptr<Warehouse> warehouse_;
@@ -101,6 +142,22 @@ class SyncRun : Session::Listener {
   bool gate_blocked_ = false;
   bool staged_ = false;
   std::vector<std::string> staged_tables_;  // staged: the tables with a staging table (those not stopped before reading)
+  // Continuous: the stretch being counted, the committer's counts already collected, and the
+  // whole process's counts (the result's at the end).
+  struct Counts {
+    int64_t rows = 0, batches = 0, retries = 0;
+  };
+  Counts stretch_, collected_;
+  SyncResult totals_;
+  FollowStretch follow_;
+  // A worker: its membership in the workers' group (for the process's life, across stretches),
+  // the partitions it lost to another worker by the fence and reads no more until the group
+  // gives them again, and those the group gave that the plan lacks.
+  std::unique_ptr<kafka::GroupMember> member_;
+  std::set<TopicPartition> fenced_;
+  std::set<TopicPartition> unplanned_;
+  bool replan_for_unplanned_ = false;
+  std::vector<std::string> subscribed_;
 };
 
 SyncResult SyncRun::run() {
@@ -109,8 +166,10 @@ SyncResult SyncRun::run() {
   // The warehouse opens while the Kafka client connects: each takes tens of milliseconds,
   // which is most of a sync with little to copy. A warehouse that cannot open is reported
   // first, as before any run can be recorded.
-  auto opening = std::async(std::launch::async,
-                            [this] { return open_warehouse(manifest_.warehouse, manifest_.name, OpenMode::write); });
+  auto opening = std::async(std::launch::async, [this] {
+    return open_warehouse(manifest_.warehouse, manifest_.name,
+                          worker() ? OpenMode::worker : OpenMode::write);
+  });
   kafka::Client client(manifest_.source, kafka::ClientOptions{.verbose = options_.verbose});
   std::exception_ptr connect_error;
   try {
@@ -133,6 +192,12 @@ SyncResult SyncRun::run() {
     result_.invalid_config = error && error->error_class() == ErrorClass::config;
     result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     record();
+    return result_;
+  }
+
+  if (options_.follow) {
+    follow(client);
+    result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result_;
   }
 
@@ -190,6 +255,15 @@ void SyncRun::prepare(kafka::Client& client) {
   }
   // A full resync re-reads every partition to its last stable offset: a bound would stop
   // it short and leave positions behind where they were.
+  // A worker holds the sync's lock while it plans and prepares the tables, and only then: the
+  // others wait for it; their commits are kept apart by the epoch fence, not by the lock.
+  struct Unlock {
+    Warehouse* w;
+    ~Unlock() {
+      if (w) w->unlock_sync();
+    }
+  } unlock{worker() ? warehouse_.get() : nullptr};
+  if (worker()) warehouse_->lock_sync(std::chrono::seconds(manifest_.warehouse.retry_timeout_s));
   plan_ = make_plan(cluster, *warehouse_, manifest_, /*apply_bounds=*/!options_.full_resync);
   check_only_tables();
   const auto prepared =
@@ -253,20 +327,119 @@ std::vector<Session::Assignment> SyncRun::assignments() {
         r.read = resyncs(t) && p.boundary > p.earliest;
         r.moved = p.truncated();
       } else {
-        r.read = p.to_read() > 0;
+        // A continuous sync reads every partition: an empty one is owed what arrives.
+        r.read = options_.follow || p.to_read() > 0;
         // A stored position behind the log start moves up to it now, one beyond the log's
         // end down to it (either gap is recorded).
         r.moved = p.stored != p.start;
       }
       // Positions never move back, except down to the end of a log truncated below them.
-      out.push_back(
-          {std::move(r), p.stored, p.truncated() ? p.boundary : p.stored.value_or(Offset(0))});
+      out.push_back({std::move(r), p.stored,
+                     p.truncated() ? p.boundary : p.stored.value_or(Offset(0)), Epoch(0)});
     }
+  }
+  // Every partition at once, in one transaction: from now on, a process of this sync that
+  // took them before (one paused while this one took over its lock) writes nothing more.
+  std::vector<PartitionKey> keys;
+  for (const auto& a : out)
+    keys.push_back({a.read.start.topic, a.read.start.topic_id, a.read.start.partition});
+  const auto claims = warehouse_->take(manifest_.name, keys);
+  for (size_t i = 0; i < out.size() && i < claims.size(); ++i) {
+    auto& a = out[i];
+    // The plan read the positions under this sync's lock: a position that moved since was
+    // moved by something that does not take the lock.
+    if (claims[i].position != a.stored)
+      throw Error(
+          ErrorClass::fatal_run,
+          "the position of " + a.read.start.topic + " partition " +
+              std::to_string(a.read.start.partition.value()) + " in " + warehouse_->describe() +
+              " moved between planning and taking it (another krow with the same sync ID and "
+              "warehouse schema, or a manual change); nothing was written. Make sure one sync "
+              "at a time writes them, then run the sync again");
+    a.epoch = claims[i].epoch;
   }
   return out;
 }
 
+std::vector<Session::Assignment> SyncRun::worker_assignments(
+    const std::vector<TopicPartition>& partitions) {
+  std::vector<Session::Assignment> out;
+  std::vector<const PartitionPlan*> plans;
+  for (const auto& tp : partitions) {
+    const PartitionPlan* found = nullptr;
+    size_t table = 0;
+    for (size_t i = 0; i < tables_.size() && !found; ++i) {
+      const auto& t = *tables_[i].plan;
+      if (t.topic != tp.topic) continue;
+      if (!tables_[i].error.empty()) break;  // a stopped table: nobody reads it
+      for (const auto& p : t.partitions)
+        if (p.partition == tp.partition) {
+          found = &p;
+          table = i;
+        }
+      if (!found && unplanned_.insert(tp).second) replan_for_unplanned_ = true;
+    }
+    if (!found) {
+      if (!std::any_of(tables_.begin(), tables_.end(),
+                       [&](const TableTally& t) { return t.plan->topic == tp.topic; }) &&
+          unplanned_.insert(tp).second)
+        replan_for_unplanned_ = true;
+      continue;
+    }
+    const auto& t = *tables_[table].plan;
+    ReadStart r;
+    r.topic = table;
+    r.boundary = found->boundary;
+    r.start = Position{t.topic, t.topic_id, found->partition, found->start};
+    r.read = true;
+    out.push_back({std::move(r), std::nullopt, Offset(0), Epoch(0)});
+    plans.push_back(found);
+  }
+  if (out.empty()) return out;
+  std::vector<PartitionKey> keys;
+  for (const auto& a : out)
+    keys.push_back({a.read.start.topic, a.read.start.topic_id, a.read.start.partition});
+  const auto claims = warehouse_->take(manifest_.name, keys);
+  for (size_t i = 0; i < out.size() && i < claims.size(); ++i) {
+    auto& a = out[i];
+    // Where the last owner left it; a partition never committed starts where the plan says
+    // (bounds.start_from, or the log start) and stores that position with its first batch.
+    a.stored = claims[i].position;
+    a.read.start.next = claims[i].position.value_or(plans[i]->start);
+    a.read.moved = !claims[i].position.has_value();
+    a.floor = claims[i].position.value_or(Offset(0));
+    a.epoch = claims[i].epoch;
+  }
+  return out;
+}
+
+void SyncRun::record_worker() {
+  if (!member_) return;
+  std::map<std::string, std::string> by_topic;
+  for (const auto& tp : member_->assignment()) {
+    if (fenced_.count(tp)) continue;
+    auto& list = by_topic[tp.topic];
+    list += (list.empty() ? "" : ",") + std::to_string(tp.partition.value());
+  }
+  std::string partitions;
+  for (const auto& [topic, list] : by_topic)
+    partitions += (partitions.empty() ? "" : " ") + topic + ":" + list;
+  try {
+    warehouse_->record_worker({.sync_id = manifest_.name,
+                               .worker_id = options_.worker_id,
+                               .host = this_host(),
+                               .pid = static_cast<int64_t>(getpid()),
+                               .partitions = partitions});
+  } catch (const std::exception& e) {
+    // Only status reads it: the next record tries again.
+    if (options_.verbose)
+      std::fprintf(stderr, "krow: note: recording this worker failed: %s\n", e.what());
+  }
+}
+
 void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
+  // Taken before the committer starts: from then on, only its thread uses the warehouse.
+  auto assigned = assignments();
   // The committer's spare batch has the same table slots as the one being filled.
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
@@ -301,7 +474,7 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_,
                   Session::End::at_boundaries, options_.verbose,
                   std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
-  session.assign(assignments());
+  session.assign(std::move(assigned));
   while (!(options_.stop && options_.stop->load()) && session.poll()) {
     size_t topics_done = 0;
     for (size_t i = 0; i < tables_.size(); ++i) topics_done += session.active_in(i) == 0;
@@ -314,6 +487,330 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   if (!(options_.stop && options_.stop->load())) check_gates_and_publish();
   else if (staged()) committer_->discard(staged_tables_);  // interrupted: the next run starts over
   result_.phases.gates_publish_ms = ms_since(gates_start);
+}
+
+void SyncRun::follow(kafka::Client& client) {
+  follow_.process_run_id = result_.run_id;
+  if (worker())
+    member_ = std::make_unique<kafka::GroupMember>(manifest_.source,
+                                                   "krow-" + manifest_.name + ".workers",
+                                                   options_.worker_id, options_.verbose);
+  for (const auto& t : plan_.topics)
+    for (const auto& p : t.partitions) follow_.from[{t.topic_id, p.partition}] = p.start;
+  int failures = 0;  // in a row: the backoff grows with them
+  bool failed = false;
+  auto fail = [&](const std::string& error) {
+    result_.status = SyncStatus::failed;
+    result_.errors.push_back(error);
+    failed = true;
+  };
+  while (!failed && !stopping()) {
+    std::string why;
+    try {
+      why = read_on(client);
+      failures = 0;
+    } catch (const Error& e) {
+      if (worker() && e.error_class() == ErrorClass::conflict && e.source().partition &&
+          !e.source().topic.empty()) {
+        // Another worker took the partition (this one was paused, or the group moved it
+        // before this one heard): drop it, and go on with the others from their stored
+        // positions. The group will revoke it; if it gives it back, it is taken anew.
+        const TopicPartition tp{e.source().topic, *e.source().partition};
+        if (fenced_.insert(tp).second)
+          std::fprintf(stderr, "krow: note: worker '%s': %s\n", options_.worker_id.c_str(),
+                       e.what());
+        why = "after losing a partition to another worker";
+        if (stopping()) break;
+        record_stretch("restart " + why, false);
+        continue;  // the plan stands: nothing to prepare again
+      }
+      if (e.error_class() != ErrorClass::transient) {
+        fail(e.what());
+        break;
+      }
+      // An outage outlasting the retries of the moment: whatever was committed stays, and
+      // reading starts again from there once the backoff has passed.
+      result_.errors.push_back(e.what());
+      why = "after a failure that may pass by itself";
+      ++failures;
+    } catch (const std::exception& e) {
+      fail(std::string("unexpected error: ") + e.what());
+      break;
+    }
+    if (stopping()) break;
+    record_stretch("restart " + why, false);
+    for (;;) {
+      if (failures > 0 && !wait_unless_stopped(retry_backoff(failures))) break;
+      try {
+        replan(client);
+        break;
+      } catch (const Error& e) {
+        if (e.error_class() != ErrorClass::transient) {
+          fail(e.what());
+          break;
+        }
+        result_.errors.push_back(e.what());
+        ++failures;
+      } catch (const std::exception& e) {
+        fail(std::string("unexpected error: ") + e.what());
+        break;
+      }
+    }
+  }
+  if (!failed) {
+    const bool any_stopped = std::any_of(tables_.begin(), tables_.end(),
+                                         [](const TableTally& t) { return !t.error.empty(); });
+    result_.status = any_stopped ? SyncStatus::partial : SyncStatus::success;
+  }
+  result_.retriable =
+      false;  // what could pass was retried; what ended the run will not pass by itself
+  record_stretch("exit", true);
+  // The result counts the whole process; its errors are those of the last stretch (each
+  // stretch's were printed as it was recorded).
+  result_.run_id = follow_.process_run_id;
+  result_.messages = totals_.messages;
+  result_.rows_published = totals_.rows_published;
+  result_.bytes = totals_.bytes;
+  result_.batches = totals_.batches;
+  result_.decode_errors = totals_.decode_errors;
+  result_.warehouse_retries = totals_.warehouse_retries;
+  result_.published = result_.rows_published > 0;
+}
+
+std::string SyncRun::read_on(kafka::Client& admin) {
+  auto spare = std::make_unique<RowBatch>();
+  for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
+  lag_group_ = std::make_unique<kafka::LagGroup>(
+      admin, "krow-" + manifest_.name, std::chrono::seconds(manifest_.source.retry_timeout_s));
+  committer_ = std::make_unique<Committer>(
+      *warehouse_, *warehouse_, manifest_.name, Warehouse::WriteMode::append, /*staged=*/false,
+      std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
+      [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
+  committer_->release_between_batches();
+  struct End {  // whatever happens, the committer stops first, and its counts are kept
+    SyncRun& run;
+    ~End() {
+      run.committer_->stop();
+      run.collect();
+      run.committer_.reset();
+      run.collected_ = {};
+      run.lag_group_->finish();
+      if (run.result_.lag_reporting_off.empty())
+        run.result_.lag_reporting_off = run.lag_group_->reason();
+      run.lag_group_.reset();
+    }
+  } end{*this};
+
+  Session session(manifest_.source, manifest_.batch, rows_, *committer_, batch_, slots_,
+                  Session::End::never, options_.verbose,
+                  std::chrono::seconds(manifest_.source.retry_timeout_s), *this);
+  // A worker reads what the group gives it, each partition taken as it comes; the others
+  // read every partition, all taken at once.
+  struct Worker : kafka::GroupMember::Handler {
+    SyncRun& run;
+    Session& session;
+    Worker(SyncRun& r, Session& s) : run(r), session(s) {}
+    static std::string list(const std::vector<TopicPartition>& p) {
+      std::string out;
+      for (const auto& tp : p)
+        out += (out.empty() ? "" : ",") + tp.topic + ":" + std::to_string(tp.partition.value());
+      return out;
+    }
+    void note(const char* what, const std::vector<TopicPartition>& p) const {
+      std::fprintf(stderr, "krow: worker '%s': %s %s\n", run.options_.worker_id.c_str(), what,
+                   list(p).c_str());
+    }
+    std::map<TopicPartition, Offset> on_assigned(const std::vector<TopicPartition>& p) override {
+      note("assigned", p);
+      for (const auto& tp : p) run.fenced_.erase(tp);
+      session.drain();  // the committer idle: the warehouse is this thread's for the take
+      auto taken = run.worker_assignments(p);
+      std::map<TopicPartition, Offset> offsets;
+      for (const auto& a : taken)
+        offsets[{a.read.start.topic, a.read.start.partition}] = a.read.start.next;
+      session.assign(std::move(taken));
+      return offsets;
+    }
+    void on_revoked(const std::vector<TopicPartition>& p) override {
+      note("revoked", p);
+      session.revoke(p);  // drains: what was read of them is committed
+      for (const auto& tp : p) run.fenced_.erase(tp);
+    }
+    void on_lost(const std::vector<TopicPartition>& p) override {
+      note("lost", p);
+      session.lose(p);
+      for (const auto& tp : p) run.fenced_.erase(tp);
+    }
+  } worker_handler(*this, session);
+  if (worker()) {
+    std::vector<std::string> topics;
+    for (const auto& t : planned_topology()) topics.push_back(t.first);
+    if (topics != subscribed_) {
+      member_->subscribe(topics);
+      subscribed_ = topics;
+    }
+    // Partitions owned since an earlier stretch are taken again (not those fenced off).
+    std::vector<TopicPartition> owned;
+    for (const auto& tp : member_->assignment())
+      if (!fenced_.count(tp)) owned.push_back(tp);
+    session.assign(worker_assignments(owned));
+    record_worker();
+  } else {
+    session.assign(assignments());
+  }
+  const auto planned = planned_topology();
+  const std::chrono::milliseconds max_wait(manifest_.batch.max_wait_ms);
+  auto next_record = std::chrono::steady_clock::now() + options_.record_interval;
+  auto next_refresh = std::chrono::steady_clock::now() + options_.refresh_interval;
+  auto seen_submit = session.last_submit();
+  bool idle = false;
+  while (!stopping()) {
+    session.poll();  // waits ~100 ms for messages: no busy loop while nothing arrives
+    if (member_) {
+      const auto before = member_->assignment();
+      member_->poll(worker_handler, 0);
+      if (member_->assignment() != before) {
+        session.drain();  // the warehouse is this thread's while the committer is idle
+        record_worker();
+      }
+      if (replan_for_unplanned_) {
+        replan_for_unplanned_ = false;
+        session.drain();
+        return "as the group gave this worker partitions it had not planned";
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (session.last_submit() != seen_submit) {
+      seen_submit = session.last_submit();
+      idle = false;
+    }
+    if (now >= next_record) {
+      session.drain();  // the record counts committed batches only
+      record_worker();
+      record_stretch("interval", false);
+      next_record = now + options_.record_interval;
+      seen_submit = session.last_submit();
+      idle = false;
+    }
+    if (now >= next_refresh) {
+      next_refresh = now + options_.refresh_interval;
+      try {
+        // Short budgets: the refresh is tried again at the next interval, and a stop must not
+        // wait for an outage to end.
+        kafka::Cluster cluster(admin, std::chrono::seconds(10), std::chrono::seconds(10));
+        if (topology_grew(planned, selected_topology(cluster, manifest_.topics))) {
+          session.drain();
+          return "as topics or partitions were added";
+        }
+      } catch (const Error& e) {
+        if (options_.verbose)
+          std::fprintf(stderr, "krow: note: looking for new topics failed: %s\n", e.what());
+      }
+    }
+    // Caught up and quiet for max_wait: the last batch has landed, and the warehouse may let
+    // others in (a DuckDB file is closed until the next batch).
+    if (!idle && session.rows_in_hand() == 0 && now - session.last_submit() >= max_wait) {
+      session.drain();
+      warehouse_->idle();
+      idle = true;
+      seen_submit = session.last_submit();
+    }
+  }
+  session.drain();  // SIGTERM or SIGINT: what was read is committed
+  if (member_)
+    member_->close(worker_handler);  // static: its partitions move after the session timeout
+  return {};
+}
+
+void SyncRun::replan(kafka::Client& client) {
+  plan_ = Plan{};
+  tables_.clear();
+  slots_.clear();
+  batch_ = std::make_unique<RowBatch>();
+  prepare(client);
+  follow_.plan_gaps = true;
+}
+
+void SyncRun::collect() {
+  if (!committer_) return;
+  const Counts now{committer_->committed_rows(), committer_->committed_batches(),
+                   committer_->retries()};
+  stretch_.rows += now.rows - collected_.rows;
+  stretch_.batches += now.batches - collected_.batches;
+  stretch_.retries += now.retries - collected_.retries;
+  collected_ = now;
+}
+
+void SyncRun::record_stretch(const std::string& reason, bool final) {
+  collect();
+  SyncResult r;
+  r.run_id = recorder_.run_id();
+  r.status = final ? result_.status : SyncStatus::running;
+  for (const auto& t : tables_) {
+    r.messages += t.messages;
+    r.decode_errors += t.decode_errors;
+    r.bytes += t.bytes;
+  }
+  r.rows_published = stretch_.rows;
+  r.published = stretch_.rows > 0;
+  r.batches = stretch_.batches;
+  r.warehouse_retries = stretch_.retries;
+  r.errors = result_.errors;
+  r.lag_reporting_off = result_.lag_reporting_off;
+  follow_.reason = reason;
+  follow_.final = final;
+  follow_.to.clear();
+  try {
+    for (const auto& p : warehouse_->positions(manifest_.name))
+      follow_.to[{p.topic_id, p.partition}] = p.next;
+  } catch (const std::exception& e) {
+    // The warehouse is away (the stretch ends because of it): the record says where the
+    // stretch began only.
+    follow_.to = follow_.from;
+  }
+  r.artifact = recorder_.record(warehouse_.get(), r, tables_.empty() ? nullptr : &plan_, tables_,
+                                schemas_ ? schemas_->registry_requests() : 0, &follow_);
+  std::printf("follow '%s' %s: %s messages read, %s rows published in %s batches, run %s\n",
+              manifest_.name.c_str(), reason.c_str(), with_thousands(r.messages).c_str(),
+              with_thousands(r.rows_published).c_str(), with_thousands(r.batches).c_str(),
+              r.run_id.c_str());
+  std::fflush(stdout);
+  if (!final)
+    for (const auto& e : r.errors) std::fprintf(stderr, "krow: error: %s\n", e.c_str());
+
+  totals_.messages += r.messages;
+  totals_.rows_published += r.rows_published;
+  totals_.bytes += r.bytes;
+  totals_.batches += r.batches;
+  totals_.decode_errors += r.decode_errors;
+  totals_.warehouse_retries += r.warehouse_retries;
+  if (final) return;
+  // The next stretch counts from zero; a stopped table stays stopped (its error is in each record).
+  for (auto& t : tables_) {
+    t.messages = t.bytes = t.decode_errors = t.tombstones = 0;
+    t.gaps.clear();
+  }
+  result_.errors.clear();
+  stretch_ = {};
+  follow_.from = follow_.to;
+  ++follow_.sequence;
+  follow_.plan_gaps = false;
+  recorder_.begin_stretch();
+}
+
+Topology SyncRun::planned_topology() const {
+  Topology out;
+  for (const auto& t : plan_.topics)
+    if (t.error.empty() && !t.topic_id.empty())
+      out[t.topic] = TopicShape{t.topic_id, t.partitions.size()};
+  return out;
+}
+
+bool SyncRun::wait_unless_stopped(std::chrono::milliseconds d) const {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (!stopping() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return !stopping();
 }
 
 std::vector<TableFacts> SyncRun::measure() {

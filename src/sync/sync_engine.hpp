@@ -9,6 +9,7 @@
 // duplicates.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,14 +27,29 @@ struct SyncOptions {
   // retains) and re-decode, replacing rows with the same id; never removes rows.
   bool full_resync = false;
   std::vector<std::string> only_tables;    // full resync of these tables only (empty: all)
+  // Continuous (`krow sync --follow`, docs/continuous-sync.md): read on after catching up,
+  // committing at the batch limits or batch.max_wait, until `stop` is set; the caller has
+  // checked continuous_refusal() (sync/continuous.hpp). Failures that may pass are retried
+  // with backoff for as long as they last; a definitive one ends the run.
+  bool follow = false;
+  std::chrono::milliseconds record_interval{std::chrono::minutes(5)};  // a run record this often
+  std::chrono::milliseconds refresh_interval{
+      std::chrono::seconds(30)};  // look for new topics and partitions
+  // A worker of a continuous sync (docs/workers.md): non-empty, the sync's partitions are
+  // shared with the other workers through consumer group `krow-<sync id>.workers` (this is the
+  // member's static ID); the warehouse is opened as OpenMode::worker, its lock held only while
+  // tables are prepared. Needs `follow` and an engine with concurrent_writers (the caller
+  // checked both).
+  std::string worker_id;
 };
 
 enum class SyncStatus {
   success,
-  partial,      // some tables stopped; the others were synced
+  partial,  // some tables stopped; the others were synced
   failed,
   interrupted,
   gate_failed,  // a quality gate of severity error failed (exit code 4)
+  running,      // a continuous sync's record of a stretch while it goes on
 };
 
 // Wall time of each phase of a run, in milliseconds; -1 for a phase the run did not reach.
@@ -72,6 +88,9 @@ struct SyncResult {
   std::string artifact;
 };
 
+// A continuous run (options.follow) ends only when `options.stop` is set (success, or partial
+// when tables stopped) or on a definitive failure; its records are one per stretch
+// (sync/run_recorder FollowStretch) and the result counts the whole process.
 // Once the run has its ID every outcome is in the result, recorded: problems found before
 // anything is read (the warehouse cannot open or another sync holds it, credentials, the
 // plan) as a failed run too, with its artifact files beside the manifest and, when the

@@ -27,6 +27,11 @@ class Id {
 // A Kafka partition number.
 using Partition = Id<struct PartitionTag, int32_t>;
 
+// How many times a sync's partition was taken (StateStore::take): every take bumps it, and
+// every commit is fenced on the one its writer took. 0: never taken (a warehouse of an
+// earlier krow, or a writer that commits without taking).
+using Epoch = Id<struct EpochTag, int64_t>;
+
 // A Schema Registry schema ID: a positive 32-bit integer (0 is never an ID).
 using SchemaId = Id<struct SchemaIdTag, int32_t>;
 

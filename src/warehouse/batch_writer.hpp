@@ -17,11 +17,14 @@
 namespace krow {
 
 // A position a batch advances: from the position stored when the batch began (none before
-// a partition's first commit) to the new one. The write is fenced: it happens only if the
-// stored position still is `from`.
+// a partition's first commit) to the new one, by the writer that took the partition at
+// `epoch` (StateStore::take; 0: a writer that never took it). The write is fenced: it happens
+// only if the stored position still is `from` and the stored epoch still is `epoch` (a
+// partition's row that has no epoch, from a krow before epochs, has epoch 0).
 struct PositionMove {
   Position to;
   std::optional<Offset> from;
+  Epoch epoch;
 };
 
 // Rows counted for the quality gates, with the newest kafka_timestamp among them.
@@ -72,7 +75,9 @@ class BatchWriter {
 
   // Writes a batch's rows and moves its positions in one transaction: either all of it is
   // visible afterwards or none of it. Every move is fenced: when a stored position is not
-  // the move's `from`, nothing is written and this throws Error(conflict). A value the
+  // the move's `from`, or its stored epoch not the move's `epoch` (another worker took the
+  // partition since), nothing is written and this throws Error(conflict), naming the partition
+  // (and, for an epoch, that another worker took it). A value the
   // engine refuses is replaced in `batch` (RowBatch::replace_unstorable), so that it becomes
   // that row's decode_error rather than a failed batch.
   // Throws transient when retrying can help (connection lost, server restarting,
@@ -107,6 +112,13 @@ class BatchWriter {
   // Drops the staging tables of `tables`: nothing of them is published.
   virtual void discard_staged(const std::string& sync_id,
                               const std::vector<std::string>& tables) = 0;
+
+  // The sync expects to write nothing for a while (a continuous sync that has caught up: its
+  // next batch is still filling, or it had nothing to read for batch.max_wait). An engine whose
+  // open storage keeps every other process out (a DuckDB file) lets go of it here, keeping the
+  // sync's lock; the next call that needs it opens it again, waiting as an open does while another
+  // process has it. Call it only when no write is under way. The default does nothing.
+  virtual void idle() {}
 
   // The rows of `table` (or, `staged`, of its staging table) whose offsets fall in one of
   // `ranges`, or all of them when `ranges` is empty.

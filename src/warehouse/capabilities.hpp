@@ -5,6 +5,7 @@
 // refuse it alike before anything is read. An adapter is never given what it does not take.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "warehouse/table_strategy.hpp"
@@ -26,6 +27,13 @@ struct WarehouseCapabilities {
   // Several processes may write one sync's tables at once (workers sharing a sync's
   // partitions, each commit fenced): a server engine can; a DuckDB file has one writer.
   bool concurrent_writers = false;
+  // Without concurrent writers: why, for the refusal of `--worker-id`.
+  std::string single_writer_reason;
+  // How many table batches a day the engine's quotas let one project write, every table and
+  // sync together (0: no such limit), and what each one costs there: a continuous sync whose
+  // batch.max_wait would come near it is warned when it starts.
+  int64_t daily_table_batches = 0;
+  std::string daily_table_batch_cost;
 
   bool takes(Strategy s) const { return s != Strategy::latest_by_key || latest_by_key; }
 };

@@ -16,7 +16,12 @@
 
 namespace krow {
 
-enum class OpenMode { read_only, write };
+// write: the sync's lock is held for the object's life (one process writes the sync).
+// worker: one of several workers sharing a continuous sync (docs/workers.md), on an engine
+// whose capabilities say concurrent_writers: the lock is held only between lock_sync() and
+// unlock_sync() (table preparation); a sync opened for writing is kept out meanwhile, and keeps
+// workers out while it runs. Only the epoch fence keeps workers' commits apart.
+enum class OpenMode { read_only, write, worker };
 
 class Warehouse : public StateStore, public TableSchemas, public BatchWriter {};
 

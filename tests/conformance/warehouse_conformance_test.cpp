@@ -6,7 +6,9 @@
 // What it checks: a batch's rows and the positions it advances commit together; a commit
 // fenced on a position that is no longer stored writes nothing and says conflict; a re-read
 // merges by id; staged rows reach the table only with their positions, in one publish, and a
-// discard leaves the table and positions as they were; counts by offset range; run records;
+// discard leaves the table and positions as they were; taking a partition bumps its epoch, and
+// a commit or publish fenced on an epoch no longer stored writes nothing and says conflict; a
+// positions table of a krow before epochs is upgraded; counts by offset range; run records;
 // and what the engine's capabilities promise (typed columns and their bindings, the newest
 // row per key) where it promises them. The rows are read back with each engine's own client
 // (tests/support/warehouse_probe) once the warehouse is closed.
@@ -70,12 +72,33 @@ class WarehouseConformance : public EngineTest {
     b.arena().append(text);
     return slice_since(b.arena(), start);
   }
-  // The move of partition 0 from `from` (none: never committed) to `to`.
-  static std::vector<PositionMove> move(std::optional<int64_t> from, int64_t to) {
+  // The move of partition 0 from `from` (none: never committed) to `to`, by the writer that
+  // took it at `epoch` (0: never taken).
+  static std::vector<PositionMove> move(std::optional<int64_t> from, int64_t to,
+                                        Epoch epoch = Epoch(0)) {
     PositionMove m;
     m.to = Position{kTopic, kTopicId, Partition(0), Offset(to)};
     if (from) m.from = Offset(*from);
+    m.epoch = epoch;
     return {m};
+  }
+  // Partition `p` of the topic, as take() names it.
+  static std::vector<PartitionKey> partition(int32_t p = 0) {
+    return {{kTopic, kTopicId, Partition(p)}};
+  }
+  // Expects `commit` to throw conflict naming partition 0 and another worker.
+  template <class Commit>
+  static void expect_taken_by_another(Commit&& commit) {
+    try {
+      commit();
+      ADD_FAILURE() << "a write fenced on a stale epoch was written";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.error_class(), ErrorClass::conflict) << e.what();
+      EXPECT_NE(std::string(e.what()).find("partition 0 of topic orders"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("taken by another worker"), std::string::npos)
+          << e.what();
+    }
   }
   static int64_t position(StateStore& w) {
     for (const auto& p : w.positions(kSync)) return p.next.value();
@@ -152,6 +175,128 @@ TEST_P(WarehouseConformance, StagedRowsReachTheTableOnlyWithTheirPositionsInOneP
   w.reset();
   EXPECT_EQ(probe().count(table()), 12);
   EXPECT_EQ(probe().positions_sum(), 12);
+}
+
+TEST_P(WarehouseConformance, TakeBumpsTheEpochAndTheLaterTakeWins) {
+  auto w = open();
+  auto first = batch(0, 10);
+  w->commit(kSync, *first, move(std::nullopt, 10), BatchWriter::WriteMode::append);
+  // Taking returns the new epoch and the stored position.
+  const auto one = w->take(kSync, partition());
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].key.partition, Partition(0));
+  EXPECT_EQ(one[0].epoch, Epoch(1));
+  EXPECT_EQ(one[0].position, std::optional<Offset>(Offset(10)));
+  // A commit with the current epoch passes.
+  auto second = batch(10, 20);
+  w->commit(kSync, *second, move(10, 20, one[0].epoch), BatchWriter::WriteMode::append);
+  EXPECT_EQ(position(*w), 20);
+  // Two takes in a row: each gets its own epoch, the later one wins.
+  const auto earlier = w->take(kSync, partition());
+  const auto later = w->take(kSync, partition());
+  ASSERT_EQ(earlier.size(), 1u);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(earlier[0].epoch, Epoch(2));
+  EXPECT_EQ(later[0].epoch, Epoch(3));
+  EXPECT_EQ(later[0].position, std::optional<Offset>(Offset(20)));
+  // The earlier taker lost the partition: its commit, from the right position, writes nothing.
+  auto stale = batch(20, 30);
+  expect_taken_by_another([&] {
+    w->commit(kSync, *stale, move(20, 30, earlier[0].epoch), BatchWriter::WriteMode::append);
+  });
+  // So does a writer that never took it.
+  auto untaken = batch(20, 30);
+  expect_taken_by_another(
+      [&] { w->commit(kSync, *untaken, move(20, 30), BatchWriter::WriteMode::append); });
+  EXPECT_EQ(position(*w), 20);
+  EXPECT_EQ(w->count_rows(kSync, table(), false, {}).rows, 20);
+  // A stale position with the current epoch is still refused, as before epochs.
+  auto behind = batch(15, 30);
+  EXPECT_THROW(
+      w->commit(kSync, *behind, move(15, 30, later[0].epoch), BatchWriter::WriteMode::append),
+      Error);
+  auto current = batch(20, 30);
+  w->commit(kSync, *current, move(20, 30, later[0].epoch), BatchWriter::WriteMode::append);
+  EXPECT_EQ(position(*w), 30);
+  w.reset();
+  EXPECT_EQ(probe().count(table()), 30);
+  EXPECT_EQ(probe().distinct_ids(table()), 30);
+  EXPECT_EQ(probe().positions_sum(), 30);
+  EXPECT_EQ(probe().epoch(kTopic, 0), std::optional<int64_t>(3));
+}
+
+TEST_P(WarehouseConformance, APartitionTakenButNeverCommittedHasNoPosition) {
+  auto w = open();
+  const auto taken = w->take(kSync, partition());
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].epoch, Epoch(1));
+  EXPECT_FALSE(taken[0].position);
+  EXPECT_TRUE(w->positions(kSync).empty());
+  w.reset();
+  EXPECT_TRUE(probe().positions().empty());
+  EXPECT_EQ(probe().epoch(kTopic, 0), std::optional<int64_t>(1));
+  // Its first commit, by its taker, from no position.
+  w = open();
+  EXPECT_TRUE(w->positions(kSync).empty());
+  auto stale = batch(0, 10);
+  expect_taken_by_another(
+      [&] { w->commit(kSync, *stale, move(std::nullopt, 10), BatchWriter::WriteMode::append); });
+  EXPECT_EQ(w->count_rows(kSync, table(), false, {}).rows, 0);
+  auto first = batch(0, 10);
+  w->commit(kSync, *first, move(std::nullopt, 10, taken[0].epoch), BatchWriter::WriteMode::append);
+  EXPECT_EQ(position(*w), 10);
+  w.reset();
+  EXPECT_EQ(probe().positions_sum(), 10);
+}
+
+TEST_P(WarehouseConformance, APublishFencedOnAStaleEpochPublishesNothing) {
+  auto w = open();
+  const auto earlier = w->take(kSync, partition());
+  w->begin_staging(kSync, {table()});
+  auto staged = batch(0, 12);
+  w->stage(kSync, *staged, false);
+  const auto later = w->take(kSync, partition());
+  expect_taken_by_another([&] {
+    w->publish(kSync, {table()}, move(std::nullopt, 12, earlier[0].epoch),
+               BatchWriter::WriteMode::append);
+  });
+  EXPECT_EQ(w->count_rows(kSync, table(), false, {}).rows, 0);
+  EXPECT_TRUE(w->positions(kSync).empty());
+  w->publish(kSync, {table()}, move(std::nullopt, 12, later[0].epoch),
+             BatchWriter::WriteMode::append);
+  EXPECT_EQ(w->count_rows(kSync, table(), false, {}).rows, 12);
+  EXPECT_EQ(position(*w), 12);
+}
+
+TEST_P(WarehouseConformance, APositionsTableOfAKrowBeforeEpochsIsUpgradedAndKept) {
+  auto w = open();
+  auto first = batch(0, 10);
+  w->commit(kSync, *first, move(std::nullopt, 10), BatchWriter::WriteMode::append);
+  w.reset();
+  probe().make_positions_table_old();
+  // Opened for writing: the table gets its epoch column, and keeps its positions.
+  w = open();
+  EXPECT_EQ(position(*w), 10);
+  const auto taken = w->take(kSync, partition());
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].epoch, Epoch(1));
+  EXPECT_EQ(taken[0].position, std::optional<Offset>(Offset(10)));
+  auto second = batch(10, 20);
+  w->commit(kSync, *second, move(10, 20, taken[0].epoch), BatchWriter::WriteMode::append);
+  // A partition never committed can now be taken (its next_offset is NULL).
+  const auto fresh = w->take(kSync, partition(1));
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_FALSE(fresh[0].position);
+  ASSERT_EQ(w->positions(kSync).size(), 1u);
+  w.reset();
+  // Opening again changes nothing (the upgrade is done once).
+  w = open();
+  EXPECT_EQ(position(*w), 20);
+  EXPECT_EQ(w->positions(kSync).size(), 1u);
+  w.reset();
+  EXPECT_EQ(probe().positions_sum(), 20);
+  EXPECT_EQ(probe().epoch(kTopic, 0), std::optional<int64_t>(1));
+  EXPECT_EQ(probe().count(table()), 20);
 }
 
 TEST_P(WarehouseConformance, RunRecordsAreStoredAndReadBackNewestFirst) {

@@ -169,6 +169,11 @@ pid_t SyncTest::start_krow(const std::vector<std::string>& args) {
   return spawn(args, dir_ / "krow-bg.out", dir_ / "krow-bg.err", extra_env_);
 }
 
+pid_t SyncTest::start_krow_to(const std::vector<std::string>& args,
+                              const std::filesystem::path& out, const std::filesystem::path& err) {
+  return spawn(args, out, err, extra_env_);
+}
+
 pid_t SyncTest::start_krow_frozen_after_first_batch(const std::vector<std::string>& args) {
   set_env("KROW_TRACE_BATCHES", "1");  // krow says on stderr when each batch is committed
   const pid_t pid = start_krow(args);
@@ -188,6 +193,19 @@ pid_t SyncTest::start_krow_frozen_after_first_batch(const std::vector<std::strin
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   throw std::runtime_error("krow committed no batch within 120 s");
+}
+
+bool SyncTest::eventually(const std::function<bool()>& done, std::chrono::seconds within,
+                          std::chrono::milliseconds every) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < deadline) {
+    try {
+      if (done()) return true;
+    } catch (const std::exception&) {
+    }
+    std::this_thread::sleep_for(every);
+  }
+  return false;
 }
 
 bool SyncTest::finishes(pid_t pid, std::chrono::seconds within, int& status) {

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,11 +68,20 @@ class SyncTest : public ::testing::Test {
   RunOutput krow(const std::vector<std::string>& args);
   // Starts the krow binary without waiting; returns its pid (output to files in the folder).
   pid_t start_krow(const std::vector<std::string>& args);
+  // As start_krow, with its output in `out` and `err` (several krows running at once).
+  pid_t start_krow_to(const std::vector<std::string>& args, const std::filesystem::path& out,
+                      const std::filesystem::path& err);
 
   // Starts the krow binary (as start_krow) and freezes it with SIGSTOP as soon as it has
   // committed (or, with publish: staged, staged) its first batch, so that a test can change the cluster under a running sync;
   // SIGCONT lets it go on. Throws when krow ends first.
   pid_t start_krow_frozen_after_first_batch(const std::vector<std::string>& args);
+
+  // Polls `done` every `every` until it holds or `within` has passed; an exception (a
+  // warehouse read while a sync has the warehouse, as a DuckDB file is while a batch commits)
+  // counts as not yet.
+  static bool eventually(const std::function<bool()>& done, std::chrono::seconds within,
+                         std::chrono::milliseconds every = std::chrono::milliseconds(200));
 
   // Waits up to `within` for a process started by start_krow to end (SIGKILLed after that);
   // true when it ended by itself. Its wait status goes to `status`.
@@ -79,6 +89,12 @@ class SyncTest : public ::testing::Test {
 
   // Runs `krow sync` on the test manifest and expects success.
   RunOutput sync_ok(const std::string& manifest);
+
+  // The rows of `topic`'s table (0 while it has none).
+  int64_t rows_in(const std::string& topic) {
+    const auto table = table_of(topic);
+    return probe().has_table(table) ? probe().count(table) : 0;
+  }
 
   // What krow wrote, in the warehouse schema `schema`.
   Probe& probe();
@@ -109,6 +125,14 @@ class SyncTest : public ::testing::Test {
   // Holds the lock of sync `sync_id` as another running sync would, until destroyed.
   std::unique_ptr<Held> hold_sync_lock(const std::string& sync_id) const {
     return traits().hold_sync_lock(warehouse_, sync_id);
+  }
+
+  // Takes the lock of sync `sync_id` away from krow process `pid`, alive but stopped; false
+  // where the engine cannot (EngineTraits::break_sync_lock).
+  bool break_sync_lock(const std::string& sync_id, pid_t pid) const {
+    if (!traits().break_sync_lock) return false;
+    traits().break_sync_lock(warehouse_, sync_id, static_cast<int>(pid));
+    return true;
   }
 
   // Table name of a topic as krow maps it (lower case, [a-z0-9_]).

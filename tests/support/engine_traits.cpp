@@ -206,6 +206,17 @@ EngineTraits postgres() {
     return std::make_unique<HeldSession>(std::move(session));
   };
   e.sync_lock_holder = "krow-test lock holder, connected from 127.0.0.1";
+  e.break_sync_lock = [](const TestWarehouse& w, const std::string&, int pid) {
+    // As krow names its sessions: "krow pid N on HOST". Ended, then gone from the server.
+    PgSession admin(pg_server().conninfo(w.database));
+    const std::string mine = "application_name LIKE 'krow pid " + std::to_string(pid) + " on %'";
+    admin.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE " + mine);
+    for (int i = 0; i < 200; ++i) {
+      if (admin.query("SELECT 1 FROM pg_stat_activity WHERE " + mine).rows.empty()) return;
+      ::usleep(50 * 1000);
+    }
+    throw std::runtime_error("the session of krow pid " + std::to_string(pid) + " did not end");
+  };
   return e;
 }
 
@@ -245,6 +256,13 @@ EngineTraits bigquery() {
     return std::make_unique<HeldLease>(w.project, sync_id);
   };
   e.sync_lock_holder = "(pid 4242 on ci-runner-7";
+  e.break_sync_lock = [](const TestWarehouse& w, const std::string& sync_id, int pid) {
+    BqSession(BqSession::default_endpoint(), w.project)
+        .query("UPDATE `" + w.project +
+               "._krow_us.leases` SET expires_at = TIMESTAMP_SUB(CURRENT_TIMESTAMP(), "
+               "INTERVAL 1 SECOND) WHERE sync_id = '" +
+               sync_id + "' AND pid = " + std::to_string(pid));
+  };
   return e;
 }
 

@@ -141,6 +141,11 @@ struct EngineTraits {
   std::unique_ptr<Held> (*hold_sync_lock)(const TestWarehouse&,
                                           const std::string& sync_id) = nullptr;
   std::string sync_lock_holder;
+  // Takes the lock of sync `sync_id` away from krow process `pid`, alive but stopped (SIGSTOP),
+  // as an operator would from a krow that hangs: its server session ended (PostgreSQL), its
+  // lease expired at once (BigQuery). Null where nothing can: a DuckDB file stays locked by
+  // the process that has it open.
+  void (*break_sync_lock)(const TestWarehouse&, const std::string& sync_id, int pid) = nullptr;
 
  private:
   std::string fill(std::string_view what, const std::string& pattern,

@@ -58,7 +58,9 @@ StoredRow to_row(const std::vector<Cell>& c) {
 std::vector<StoredPosition> to_positions(const QueryResult& q) {
   std::vector<StoredPosition> out;
   for (const auto& c : q.rows)
-    out.push_back({c[0].value_or(""), c[1].value_or(""), static_cast<int32_t>(std::stol(*c[2])), std::stoll(*c[3])});
+    if (c[3])  // a partition taken, never committed, has no position
+      out.push_back({c[0].value_or(""), c[1].value_or(""), static_cast<int32_t>(std::stol(*c[2])),
+                     std::stoll(*c[3])});
   return out;
 }
 
@@ -66,6 +68,11 @@ std::vector<StoredTable> to_tables(const QueryResult& q) {
   std::vector<StoredTable> out;
   for (const auto& c : q.rows) out.push_back({c[0].value_or(""), c[1].value_or(""), c[2].value_or("")});
   return out;
+}
+
+std::optional<int64_t> epoch_of(const QueryResult& q) {
+  if (q.rows.empty() || !q.rows[0][0]) return std::nullopt;
+  return std::stoll(*q.rows[0][0]);
 }
 
 std::map<std::string, std::string> to_types(const QueryResult& q) {
@@ -102,6 +109,12 @@ class DuckDBProbe : public Probe {
   int64_t distinct_ids(const std::string& table) override {
     return has_table(table) ? std::stoll(scalar(path_, "SELECT count(DISTINCT id) FROM " + target(table))) : 0;
   }
+  int64_t repeated_ids(const std::string& table) override {
+    return has_table(table)
+               ? std::stoll(
+                     scalar(path_, "SELECT count(*) - count(DISTINCT id) FROM " + target(table)))
+               : 0;
+  }
   std::map<std::string, std::string> column_types(const std::string& table) override {
     return to_types(run("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = " +
                         literal(schema_) + " AND table_name = " + literal(table)));
@@ -126,6 +139,27 @@ class DuckDBProbe : public Probe {
   void set_position(const std::string& topic, int32_t partition, int64_t next_offset) override {
     krow::testkit::execute(path_, "UPDATE _krow.positions SET next_offset = " + std::to_string(next_offset) +
                        " WHERE topic = " + literal(topic) + " AND kafka_partition = " + std::to_string(partition));
+  }
+  std::optional<int64_t> epoch(const std::string& topic, int32_t partition) override {
+    return epoch_of(run("SELECT epoch FROM _krow.positions WHERE topic = " + literal(topic) +
+                        " AND kafka_partition = " + std::to_string(partition)));
+  }
+  void make_positions_table_old() override {
+    krow::testkit::execute(
+        path_,
+        "CREATE TABLE _krow.positions_old AS SELECT sync_id, warehouse_schema, topic, topic_id, "
+        "kafka_partition, "
+        "next_offset, updated_at FROM _krow.positions WHERE next_offset IS NOT NULL; "
+        "DROP TABLE _krow.positions; "
+        "CREATE TABLE _krow.positions (sync_id VARCHAR NOT NULL, warehouse_schema VARCHAR NOT "
+        "NULL, topic VARCHAR "
+        "NOT NULL, topic_id VARCHAR NOT NULL, kafka_partition INTEGER NOT NULL, next_offset BIGINT "
+        "NOT NULL, "
+        "updated_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (sync_id, warehouse_schema, "
+        "topic_id, "
+        "kafka_partition)); "
+        "INSERT INTO _krow.positions SELECT * FROM _krow.positions_old; DROP TABLE "
+        "_krow.positions_old");
   }
   QueryResult query(const std::string& sql) override { return run(sql); }
   void execute(const std::string& sql) override { krow::testkit::execute(path_, sql); }
@@ -171,6 +205,11 @@ class PostgresProbe : public Probe {
   int64_t distinct_ids(const std::string& table) override {
     return has_table(table) ? std::stoll(db_.scalar("SELECT count(DISTINCT id) FROM " + target(table))) : 0;
   }
+  int64_t repeated_ids(const std::string& table) override {
+    return has_table(table) ? std::stoll(db_.scalar("SELECT count(*) - count(DISTINCT id) FROM " +
+                                                    target(table)))
+                            : 0;
+  }
   std::map<std::string, std::string> column_types(const std::string& table) override {
     return to_types(db_.query(
         "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) "
@@ -198,6 +237,28 @@ class PostgresProbe : public Probe {
   void set_position(const std::string& topic, int32_t partition, int64_t next_offset) override {
     db_.query("UPDATE _krow.positions SET next_offset = $1::bigint WHERE topic = $2 AND kafka_partition = $3::int",
               {std::to_string(next_offset), topic, std::to_string(partition)});
+  }
+  std::optional<int64_t> epoch(const std::string& topic, int32_t partition) override {
+    return epoch_of(db_.query(
+        "SELECT epoch FROM _krow.positions WHERE topic = $1 AND kafka_partition = $2::int",
+        {topic, std::to_string(partition)}));
+  }
+  void make_positions_table_old() override {
+    db_.exec(
+        "BEGIN; "
+        "CREATE TABLE _krow.positions_old AS SELECT sync_id, warehouse_schema, topic, topic_id, "
+        "kafka_partition, "
+        "next_offset, updated_at FROM _krow.positions WHERE next_offset IS NOT NULL; "
+        "DROP TABLE _krow.positions; "
+        "CREATE TABLE _krow.positions (sync_id text NOT NULL, warehouse_schema text NOT NULL, "
+        "topic text NOT NULL, "
+        "topic_id text NOT NULL, kafka_partition integer NOT NULL, next_offset bigint NOT NULL, "
+        "updated_at "
+        "timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (sync_id, warehouse_schema, topic_id, "
+        "kafka_partition)); "
+        "INSERT INTO _krow.positions SELECT * FROM _krow.positions_old; DROP TABLE "
+        "_krow.positions_old; "
+        "ALTER TABLE _krow.positions OWNER TO krow; COMMIT");
   }
   QueryResult query(const std::string& sql) override { return db_.query(sql); }
   void execute(const std::string& sql) override { db_.exec(sql); }
@@ -266,6 +327,11 @@ class BigQueryProbe : public Probe {
   int64_t distinct_ids(const std::string& table) override {
     return has_table(table) ? std::stoll(bq_.scalar("SELECT COUNT(DISTINCT id) FROM " + target(table))) : 0;
   }
+  int64_t repeated_ids(const std::string& table) override {
+    return has_table(table) ? std::stoll(bq_.scalar("SELECT COUNT(*) - COUNT(DISTINCT id) FROM " +
+                                                    target(table)))
+                            : 0;
+  }
   std::map<std::string, std::string> column_types(const std::string& table) override {
     return to_types(bq_.query("SELECT column_name, data_type FROM `" + project_ + "." + dataset_ +
                               "`.INFORMATION_SCHEMA.COLUMNS WHERE table_name = " + literal(table)));
@@ -293,6 +359,26 @@ class BigQueryProbe : public Probe {
   void set_position(const std::string& topic, int32_t partition, int64_t next_offset) override {
     bq_.query("UPDATE " + state("positions") + " SET next_offset = " + std::to_string(next_offset) +
               " WHERE topic = " + literal(topic) + " AND kafka_partition = " + std::to_string(partition));
+  }
+  std::optional<int64_t> epoch(const std::string& topic, int32_t partition) override {
+    return epoch_of(bq_.query("SELECT epoch FROM " + state("positions") +
+                              " WHERE topic = " + literal(topic) +
+                              " AND kafka_partition = " + std::to_string(partition)));
+  }
+  void make_positions_table_old() override {
+    // DDL, so that the table's fields are the old ones as the tables API lists them too.
+    bq_.query("CREATE TABLE " + state("positions_old") +
+              " AS SELECT sync_id, warehouse_schema, topic, topic_id, "
+              "kafka_partition, next_offset, updated_at FROM " +
+              state("positions") + " WHERE next_offset IS NOT NULL");
+    bq_.query("DROP TABLE " + state("positions"));
+    bq_.query("CREATE TABLE " + state("positions") +
+              " (sync_id STRING NOT NULL, warehouse_schema STRING NOT NULL, "
+              "topic STRING NOT NULL, topic_id STRING NOT NULL, kafka_partition INT64 NOT NULL, "
+              "next_offset INT64 NOT "
+              "NULL, updated_at TIMESTAMP NOT NULL)");
+    bq_.query("INSERT INTO " + state("positions") + " SELECT * FROM " + state("positions_old"));
+    bq_.query("DROP TABLE " + state("positions_old"));
   }
   std::string canonical_json(const std::string& json) override { return *canonical_json(std::vector<Cell>{json})[0]; }
   std::vector<Cell> canonical_json(const std::vector<Cell>& json) override {

@@ -63,6 +63,9 @@ class Probe {
   virtual std::vector<StoredRow> rows(const std::string& table) = 0;
   virtual int64_t count(const std::string& table) = 0;
   virtual int64_t distinct_ids(const std::string& table) = 0;
+  // Rows that repeat an id another row of `table` has (0: every id once), counted in one
+  // statement, so that it holds while writers commit.
+  virtual int64_t repeated_ids(const std::string& table) = 0;
   // Column name → the engine's type name.
   virtual std::map<std::string, std::string> column_types(const std::string& table) = 0;
 
@@ -79,6 +82,12 @@ class Probe {
   // Overwrites a stored position, as the state a log truncated under krow (an unclean
   // leader election) leaves behind: a fault one real broker cannot produce on demand.
   virtual void set_position(const std::string& topic, int32_t partition, int64_t next_offset) = 0;
+  // A partition's stored epoch (StateStore::take), of any sync: none without a row or an epoch.
+  virtual std::optional<int64_t> epoch(const std::string& topic, int32_t partition) = 0;
+  // Rewrites krow's positions table as krow versions before epochs made it (no epoch column,
+  // next_offset NOT NULL, krow's role its owner), keeping its committed positions: the state an
+  // upgrade of krow meets.
+  virtual void make_positions_table_old() = 0;
 
   // `json` as this engine stores it: DuckDB keeps JSON text as written; PostgreSQL's jsonb
   // reorders keys and rewrites spaces and numbers. Expected values go through this before

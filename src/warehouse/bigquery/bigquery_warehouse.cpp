@@ -18,6 +18,7 @@
 #include "util/fault_injection.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
+#include "warehouse/fencing.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -236,8 +237,8 @@ void BigQueryWarehouse::create_state() {
   // BigQuery enforces no key; records stay STRING (they are written and read as text), as in
   // the datasets earlier krows made. No column bindings: BigQuery takes no typed columns yet,
   // and each table looked up is a request at every start.
-  for (const auto* t :
-       {&contract::kPositions, &contract::kTables, &contract::kRuns, &contract::kLeases}) {
+  for (const auto* t : {&contract::kPositions, &contract::kTables, &contract::kRuns,
+                        &contract::kLeases, &contract::kWorkers}) {
     if (client_->table_fields(state_dataset_, std::string(t->name))) continue;
     std::vector<Field> fields;
     for (const auto& c : t->columns)
@@ -246,6 +247,19 @@ void BigQueryWarehouse::create_state() {
                         !c.nullable});
     client_->create_table(state_dataset_, std::string(t->name), {std::move(fields)});
   }
+  upgrade_positions();
+}
+
+void BigQueryWarehouse::upgrade_positions() {
+  const auto fields = client_->table_fields(state_dataset_, "positions");
+  if (!fields || std::find(fields->begin(), fields->end(), "epoch") != fields->end()) return;
+  // DDL takes no transaction; both statements are idempotent, so a run stopped between them
+  // finishes the upgrade next time.
+  const auto positions = state_table("positions");
+  client_->query("ALTER TABLE " + positions + " ADD COLUMN IF NOT EXISTS epoch INT64", {},
+                 location_, "upgrading krow's positions table");
+  client_->query("ALTER TABLE " + positions + " ALTER COLUMN next_offset DROP NOT NULL", {},
+                 location_, "upgrading krow's positions table");
 }
 
 void BigQueryWarehouse::take_lease() {
@@ -309,14 +323,114 @@ std::vector<Position> BigQueryWarehouse::positions(const std::string& sync_id) {
   if (!has_state_) return out;
   auto p = params();
   p[0].value = sync_id;
-  const auto r = client_->query("SELECT topic, topic_id, kafka_partition, next_offset FROM " +
-                                    state_table("positions") + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
-                                p, location_, "reading positions");
+  const auto r = client_->query(
+      "SELECT topic, topic_id, kafka_partition, next_offset FROM " + state_table("positions") +
+          " WHERE sync_id = @sync_id AND warehouse_schema = @schema AND next_offset IS NOT NULL",
+      p, location_, "reading positions");
   for (const auto& row : r.rows)
     out.push_back({row[0].value_or(""), TopicId(row[1].value_or("")),
                    Partition(static_cast<int32_t>(bigquery::integer_cell(row[2], "a partition"))),
                    Offset(bigquery::integer_cell(row[3], "a position"))});
   return out;
+}
+
+std::vector<PartitionClaim> BigQueryWarehouse::take(const std::string& sync_id,
+                                                    const std::vector<PartitionKey>& partitions) {
+  std::vector<PartitionClaim> out;
+  if (partitions.empty()) return out;
+  const auto positions = state_table("positions");
+  auto p = params();
+  p[0].value = sync_id;
+  const std::string mine =
+      "p.sync_id = " + literal(sync_id) + " AND p.warehouse_schema = " + literal(config_.schema);
+  // A compare-and-set: the epochs are read, then bumped in a transaction that first checks
+  // they are still the ones read. Of two takes at once, the later one's check fails (or
+  // BigQuery aborts it for the other's concurrent update): it reads again and bumps again.
+  for (int attempt = 1;; ++attempt) {
+    const auto r =
+        client_->query("SELECT topic_id, kafka_partition, COALESCE(epoch, 0), next_offset FROM " +
+                           positions + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
+                       p, location_, "reading the epochs of partitions");
+    out.clear();
+    std::string known, fresh;
+    size_t known_count = 0;
+    for (const auto& k : partitions) {
+      PartitionClaim c{k, Epoch(1), std::nullopt};
+      bool found = false;
+      for (const auto& row : r.rows) {
+        if (row[0].value_or("") != k.topic_id.str() ||
+            bigquery::integer_cell(row[1], "a partition") != k.partition.value())
+          continue;
+        found = true;
+        c.epoch = Epoch(bigquery::integer_cell(row[2], "an epoch") + 1);
+        if (row[3]) c.position = Offset(bigquery::integer_cell(row[3], "a position"));
+      }
+      std::string& list = found ? known : fresh;
+      list += list.empty() ? "(" : ", (";
+      list += literal(k.topic_id.str()) + ", " + std::to_string(k.partition.value()) + ", " +
+              std::to_string(c.epoch.value()) + ", " + literal(k.topic) + ")";
+      known_count += found;
+      out.push_back(std::move(c));
+    }
+    auto unnest = [](const std::string& list) {
+      return "UNNEST([STRUCT<topic_id STRING, kafka_partition INT64, epoch INT64, topic STRING>" +
+             list + "]) AS m";
+    };
+    std::string check = "FALSE";
+    if (!known.empty())
+      check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(known) +
+               " ON p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition AND "
+               "COALESCE(p.epoch, 0) = "
+               "m.epoch - 1 WHERE " +
+               mine + ") <> " + std::to_string(known_count);
+    if (!fresh.empty())
+      check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(fresh) +
+               " ON p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition WHERE " +
+               mine + ") <> 0";
+    std::string sql = "SELECT IF(" + check + ", ERROR('" + std::string(bigquery::kFenceMarker) +
+                      " another krow took partitions of this sync at the same time'), 0);\n";
+    if (!known.empty())
+      sql += "UPDATE " + positions + " AS p SET epoch = m.epoch FROM " + unnest(known) + " WHERE " +
+             mine + " AND p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition;\n";
+    if (!fresh.empty())
+      sql += "INSERT INTO " + positions +
+             " (sync_id, warehouse_schema, topic, topic_id, kafka_partition, "
+             "next_offset, updated_at, epoch) SELECT " +
+             literal(sync_id) + ", " + literal(config_.schema) +
+             ", m.topic, m.topic_id, m.kafka_partition, NULL, CURRENT_TIMESTAMP(), m.epoch FROM " +
+             unnest(fresh) + ";\n";
+    try {
+      transaction(sql, "taking partitions");
+      return out;
+    } catch (const Error& e) {
+      if (e.error_class() != ErrorClass::conflict || attempt >= 5) throw;
+    }
+  }
+}
+
+void BigQueryWarehouse::fenced_transaction(const std::string& statements,
+                                           const std::vector<PositionMove>& moves,
+                                           const char* doing) {
+  try {
+    transaction(statements, doing);
+  } catch (const Error& e) {
+    if (e.error_class() != ErrorClass::conflict || moves.empty()) throw;
+    // Which fence failed: an epoch says another worker took a partition.
+    const auto r = client_->query(
+        "SELECT topic_id, kafka_partition, COALESCE(epoch, 0), next_offset FROM " +
+            state_table("positions") + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
+        params(), location_, "reading the stored epochs");
+    std::vector<StoredFence> stored;
+    for (const auto& row : r.rows)
+      stored.push_back(
+          {TopicId(row[0].value_or("")),
+           Partition(static_cast<int32_t>(bigquery::integer_cell(row[1], "a partition"))),
+           Epoch(bigquery::integer_cell(row[2], "an epoch")),
+           row[3] ? std::optional<Offset>(Offset(bigquery::integer_cell(row[3], "a position")))
+                  : std::nullopt});
+    if (auto conflict = epoch_conflict(sync_id_, describe(), moves, stored)) throw *conflict;
+    throw;
+  }
 }
 
 std::vector<TableMapping> BigQueryWarehouse::tables() {
@@ -468,39 +582,49 @@ void BigQueryWarehouse::drop_loaded(const std::vector<Loaded>& loaded) {
 std::string BigQueryWarehouse::fence_and_move(const std::vector<PositionMove>& moves) const {
   const auto positions = state_table("positions");
   const auto leases = state_table("leases");
+  // `moved`: rows compared and set on position and epoch (a row taken but never committed has
+  // no position); `fresh`: partitions never taken nor committed, whose rows must not exist.
   std::string moved, fresh;
-  size_t from_count = 0;
+  size_t moved_count = 0;
   for (const auto& m : moves) {
-    std::string& list = m.from ? moved : fresh;
+    const bool update = m.from || m.epoch != Epoch(0);
+    std::string& list = update ? moved : fresh;
     list += list.empty() ? "(" : ", (";
     list += literal(m.to.topic_id.str()) + ", " + std::to_string(m.to.partition.value()) + ", " +
             (m.from ? std::to_string(m.from->value()) : std::string("NULL")) + ", " +
-            std::to_string(m.to.next.value()) + ", " + literal(m.to.topic) + ")";
-    if (m.from) ++from_count;
+            std::to_string(m.to.next.value()) + ", " + literal(m.to.topic) + ", " +
+            std::to_string(m.epoch.value()) + ")";
+    if (update) ++moved_count;
   }
   auto unnest = [](const std::string& list) {
-    return "UNNEST([STRUCT<topic_id STRING, kafka_partition INT64, from_offset INT64, next_offset INT64, topic "
-           "STRING>" + list + "]) AS m";
+    return "UNNEST([STRUCT<topic_id STRING, kafka_partition INT64, from_offset INT64, next_offset "
+           "INT64, topic "
+           "STRING, epoch INT64>" +
+           list + "]) AS m";
   };
   const std::string mine = "p.sync_id = " + literal(sync_id_) + " AND p.warehouse_schema = " + literal(config_.schema);
   const std::string holder = literal(holder_);
+  const std::string same = "p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition";
   std::string check = "(SELECT COUNT(*) FROM " + leases + " AS p WHERE " + mine + " AND p.holder = " + holder + ") <> 1";
   if (!moved.empty())
-    check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(moved) + " ON p.topic_id = m.topic_id " +
-             "AND p.kafka_partition = m.kafka_partition AND p.next_offset = m.from_offset WHERE " + mine + ") <> " +
-             std::to_string(from_count);
+    check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(moved) + " ON " +
+             same +
+             " AND p.next_offset IS NOT DISTINCT FROM m.from_offset AND COALESCE(p.epoch, 0) = "
+             "m.epoch WHERE " +
+             mine + ") <> " + std::to_string(moved_count);
   if (!fresh.empty())
-    check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(fresh) + " ON p.topic_id = m.topic_id " +
-             "AND p.kafka_partition = m.kafka_partition WHERE " + mine + ") <> 0";
+    check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(fresh) + " ON " +
+             same + " WHERE " + mine + ") <> 0";
   std::string sql = "SELECT IF(" + check + ", ERROR('" + std::string(bigquery::kFenceMarker) +
                     " the stored positions of this sync are not the ones this write started from, or its lease was "
                     "taken'), 0);\n";
   sql += "UPDATE " + leases + " AS p SET expires_at = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL " +
          std::to_string(kLeaseSeconds) + " SECOND) WHERE " + mine + " AND p.holder = " + holder + ";\n";
   if (!moved.empty())
-    sql += "UPDATE " + positions + " AS p SET next_offset = m.next_offset, topic = m.topic, updated_at = "
-           "CURRENT_TIMESTAMP() FROM " + unnest(moved) + " WHERE " + mine + " AND p.topic_id = m.topic_id AND "
-           "p.kafka_partition = m.kafka_partition;\n";
+    sql += "UPDATE " + positions +
+           " AS p SET next_offset = m.next_offset, topic = m.topic, updated_at = "
+           "CURRENT_TIMESTAMP() FROM " +
+           unnest(moved) + " WHERE " + mine + " AND " + same + ";\n";
   if (!fresh.empty())
     sql += "INSERT INTO " + positions + " (sync_id, warehouse_schema, topic, topic_id, kafka_partition, next_offset, "
            "updated_at) SELECT " + literal(sync_id_) + ", " + literal(config_.schema) + ", m.topic, m.topic_id, m.kafka_partition, m.next_offset, "
@@ -540,7 +664,7 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
     }
     sql += "INSERT INTO " + target + " (" + column_list() + ") " + converted_rows(load_table(l.table)) + ";\n";
   }
-  transaction(sql, "writing a batch");
+  fenced_transaction(sql, moves, "writing a batch");
   drop_loaded(loaded);
 }
 
@@ -588,7 +712,7 @@ void BigQueryWarehouse::publish(const std::string& sync_id, const std::vector<st
       sql += "DELETE FROM " + target + " AS t WHERE t.id IN (SELECT id FROM " + staged + ");\n";
     sql += "INSERT INTO " + target + " (" + column_list() + ") SELECT " + column_list() + " FROM " + staged + ";\n";
   }
-  transaction(sql, "publishing the staged rows");
+  fenced_transaction(sql, moves, "publishing the staged rows");
   for (const auto& t : tables) unpublished_.erase(t);
   // DDL cannot be part of a transaction: the staging tables go after it (or expire).
   discard_staged(sync_id, tables);

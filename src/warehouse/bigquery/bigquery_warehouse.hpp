@@ -48,6 +48,8 @@ class BigQueryWarehouse : public Warehouse {
   std::vector<std::string> evolution_sql(const std::string& table,
                                          const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
+  std::vector<PartitionClaim> take(const std::string& sync_id,
+                                   const std::vector<PartitionKey>& partitions) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                     const TableSettings& settings, Creation creation) override;
@@ -87,6 +89,13 @@ class BigQueryWarehouse : public Warehouse {
   // literals (sync IDs, dataset, topic and table names are plain words); single statements
   // take text from elsewhere as parameters.
   void transaction(const std::string& statements, const char* doing);
+  // transaction(), for a script that begins with fence_and_move(moves): when the fence fails
+  // because another worker took one of the partitions, the conflict says so.
+  void fenced_transaction(const std::string& statements, const std::vector<PositionMove>& moves,
+                          const char* doing);
+  // Positions tables of krow versions before epochs get the epoch column, and next_offset
+  // may be NULL (a partition taken, never committed).
+  void upgrade_positions();
   std::vector<bigquery::Param> params() const;
   std::string row_table(const std::string& table) const;
   std::string state_table(const std::string& table) const;

@@ -15,7 +15,11 @@ const Engine& duckdb_engine() {
       .doctor_checks = "DuckDB: its folder is writable and the file opens",
       .schema_key_alias = "",
       // One process writes a DuckDB file at a time.
-      .capabilities = {.engine = "DuckDB", .typed_columns = true, .latest_by_key = true},
+      .capabilities = {.engine = "DuckDB",
+                       .typed_columns = true,
+                       .latest_by_key = true,
+                       .single_writer_reason =
+                           "a DuckDB file admits one writing process at a time"},
       .parse_settings = parse_duckdb_settings,
       .open = [](const WarehouseConfig& config, const std::string& sync_id,
                  OpenMode mode) -> std::unique_ptr<Warehouse> {

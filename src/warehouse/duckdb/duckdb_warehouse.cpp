@@ -16,6 +16,7 @@
 #include "warehouse/column_types.hpp"
 #include "warehouse/duckdb/duckdb_errors.hpp"
 #include "warehouse/duckdb/duckdb_handles.hpp"
+#include "warehouse/fencing.hpp"
 #include "warehouse/sql_text.hpp"
 
 namespace krow {
@@ -178,22 +179,11 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
 
   if (mode == OpenMode::write) {
     create_state();
-    // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
-    // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
-    // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
-    // messages: 3,000,000 took 64 s with merging, its checkpoints growing from 0.6 s to
-    // 3.4 s with the table, and 40 s without, checkpoints flat at ~0.9 s; and with the 16 MB
-    // trigger, batches of 38,000 rows took twice as long as batches of 50,000. A batch that
-    // ends inside a row group has that row group compressed again by the next checkpoint,
-    // so the default batch (BatchConfig) fills exactly one row group (kRowGroupRows).
-    // The cost: row groups of 40,960 rows rather than DuckDB's 122,880, and the space a full
-    // resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
-    exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
-    exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
+    configure_writes();
     has_state_ = has_bindings_ = true;
   } else {
     duck::Result r;
-    duckdb_query(conn_.get(),
+    duckdb_query(conn(),
                  "SELECT 1 FROM information_schema.columns WHERE table_schema = '_krow' AND "
                  "table_name = 'positions' "
                  "AND column_name = 'warehouse_schema'",
@@ -201,7 +191,7 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
     // A file of an earlier krow that no sync has opened since reads as empty until then.
     has_state_ = r.rows() > 0;
     duck::Result b;
-    duckdb_query(conn_.get(),
+    duckdb_query(conn(),
                  "SELECT 1 FROM information_schema.tables WHERE table_schema = '_krow' AND "
                  "table_name = 'columns'",
                  b.get());
@@ -209,9 +199,25 @@ DuckDBWarehouse::DuckDBWarehouse(const WarehouseConfig& config, const std::strin
   }
 }
 
+void DuckDBWarehouse::configure_writes() {
+  // Every batch is checkpointed as it commits, and row groups are never merged. DuckDB's
+  // defaults (checkpoint when the WAL passes 16 MB, merge under-filled row groups at each
+  // checkpoint) re-compress the same rows again and again. Measured here on 350-byte JSON
+  // messages: 3,000,000 took 64 s with merging, its checkpoints growing from 0.6 s to
+  // 3.4 s with the table, and 40 s without, checkpoints flat at ~0.9 s; and with the 16 MB
+  // trigger, batches of 38,000 rows took twice as long as batches of 50,000. A batch that
+  // ends inside a row group has that row group compressed again by the next checkpoint,
+  // so the default batch (BatchConfig) fills exactly one row group (kRowGroupRows).
+  // The cost: row groups of 40,960 rows rather than DuckDB's 122,880, and the space a full
+  // resync frees is reclaimed by DuckDB's next merging checkpoint, not by krow's.
+  exec("SET checkpoint_threshold = '0B'", "configuring checkpoints");
+  exec("SET max_vacuum_tasks = 0", "configuring checkpoints");
+}
+
 void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
   const auto& path = settings_.path;
-  const auto deadline = std::chrono::steady_clock::now() + patience;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + patience;
   bool said = false;
   for (int attempt = 1;; ++attempt) {
     const auto failure = open_once(mode);
@@ -245,7 +251,9 @@ void DuckDBWarehouse::open_file(OpenMode mode, std::chrono::seconds patience) {
                       "later)"},
                   source);
     }
-    if (!said) {
+    // Said once the wait has lasted a second: a reader that a continuous sync meets between
+    // its batches is usually gone by then.
+    if (!said && std::chrono::steady_clock::now() - start >= std::chrono::seconds(1)) {
       said = true;
       std::fprintf(stderr,
                    "krow: note: %s is open in another process (%s); waiting up to %lld s "
@@ -338,9 +346,27 @@ std::string DuckDBWarehouse::column_sql_type(const columns::ColumnSpec& column) 
   return "JSON";
 }
 
+duckdb_connection DuckDBWarehouse::conn() {
+  if (released_) {
+    // Opened again as at the start (waiting, up to warehouse.retry_timeout, while a reader has
+    // the file), with the same settings; krow's state is there already.
+    open_file(OpenMode::write, std::chrono::seconds(config_.retry_timeout_s));
+    released_ = false;
+    configure_writes();
+  }
+  return conn_.get();
+}
+
+void DuckDBWarehouse::idle() {
+  if (!lock_ || !conn_) return;  // read-only opens hold nothing for long
+  conn_ = duck::Connection();
+  db_ = duck::Database();
+  released_ = true;
+}
+
 void DuckDBWarehouse::exec(const std::string& sql, const char* what) {
   duck::Result r;
-  if (duckdb_query(conn_.get(), sql.c_str(), r.get()) == DuckDBError)
+  if (duckdb_query(conn(), sql.c_str(), r.get()) == DuckDBError)
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),
                            std::string(what) + " in " + describe());
 }
@@ -353,7 +379,7 @@ void DuckDBWarehouse::transaction(const char* what, Body&& body) {
     exec("COMMIT", what);
   } catch (...) {
     duck::Result r;
-    duckdb_query(conn_.get(), "ROLLBACK", r.get());
+    duckdb_query(conn(), "ROLLBACK", r.get());
     throw;
   }
 }
@@ -364,13 +390,30 @@ void DuckDBWarehouse::create_state() {
   for (const auto* table : contract::kStateTables)
     exec(state_table_sql(*this, kStateSchema, *table, "now()"), "creating krow's state tables");
   upgrade_state();
+  upgrade_positions();
+}
+
+void DuckDBWarehouse::upgrade_positions() {
+  duck::Result have;
+  if (duckdb_query(conn(),
+                   "SELECT 1 FROM duckdb_columns() WHERE schema_name = '_krow' AND table_name = "
+                   "'positions' AND column_name = 'epoch'",
+                   have.get()) == DuckDBError)
+    throw duck::make_error(duckdb_result_error_type(have.get()), have.error(),
+                           "reading krow's state tables in " + describe());
+  if (have.rows() > 0) return;
+  transaction("upgrading krow's positions table", [&] {
+    exec("ALTER TABLE _krow.positions ADD COLUMN epoch BIGINT", "upgrading krow's positions table");
+    exec("ALTER TABLE _krow.positions ALTER COLUMN next_offset DROP NOT NULL",
+         "upgrading krow's positions table");
+  });
 }
 
 void DuckDBWarehouse::upgrade_state() {
   // Once, in one transaction: a file is upgraded completely or not at all.
   duck::Result have;
   if (duckdb_query(
-          conn_.get(),
+          conn(),
           "SELECT table_name FROM duckdb_columns() WHERE schema_name = '_krow' AND table_name IN "
           "('positions', 'runs') AND column_name = 'warehouse_schema'",
           have.get()) == DuckDBError)
@@ -403,9 +446,9 @@ void DuckDBWarehouse::upgrade_state() {
 std::vector<Position> DuckDBWarehouse::positions(const std::string& sync_id) {
   std::vector<Position> out;
   if (!has_state_) return out;
-  duck::Prepared p(conn_.get(),
+  duck::Prepared p(conn(),
                    "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions "
-                   "WHERE sync_id = ? AND warehouse_schema = ?");
+                   "WHERE sync_id = ? AND warehouse_schema = ? AND next_offset IS NOT NULL");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
   duckdb_bind_varchar(p.get(), 2, config_.schema.c_str());
   duck::Result r;
@@ -416,12 +459,51 @@ std::vector<Position> DuckDBWarehouse::positions(const std::string& sync_id) {
   return out;
 }
 
+std::vector<PartitionClaim> DuckDBWarehouse::take(const std::string& sync_id,
+                                                  const std::vector<PartitionKey>& partitions) {
+  std::vector<PartitionClaim> out;
+  transaction("taking partitions", [&] {
+    for (const auto& k : partitions) {
+      PartitionClaim c{k, Epoch(1), std::nullopt};
+      duck::Prepared up(
+          conn(),
+          "UPDATE _krow.positions SET epoch = coalesce(epoch, 0) + 1 WHERE sync_id = ? "
+          "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ? "
+          "RETURNING epoch, next_offset");
+      duckdb_bind_varchar(up.get(), 1, sync_id.c_str());
+      duckdb_bind_varchar(up.get(), 2, config_.schema.c_str());
+      duckdb_bind_varchar(up.get(), 3, k.topic_id.str().c_str());
+      duckdb_bind_int32(up.get(), 4, k.partition.value());
+      duck::Result r;
+      up.run(r, "taking a partition");
+      if (r.rows() > 0) {
+        c.epoch = Epoch(r.int64(0, 0));
+        if (!r.is_null(1, 0)) c.position = Offset(r.int64(1, 0));
+      } else {
+        duck::Prepared ins(
+            conn(),
+            "INSERT INTO _krow.positions (sync_id, warehouse_schema, topic, topic_id, "
+            "kafka_partition, next_offset, epoch, updated_at) VALUES (?, ?, ?, ?, ?, "
+            "NULL, 1, now())");
+        duckdb_bind_varchar(ins.get(), 1, sync_id.c_str());
+        duckdb_bind_varchar(ins.get(), 2, config_.schema.c_str());
+        duckdb_bind_varchar(ins.get(), 3, k.topic.c_str());
+        duckdb_bind_varchar(ins.get(), 4, k.topic_id.str().c_str());
+        duckdb_bind_int32(ins.get(), 5, k.partition.value());
+        duck::Result done;
+        ins.run(done, "taking a partition");
+      }
+      out.push_back(std::move(c));
+    }
+  });
+  return out;
+}
+
 std::vector<TableMapping> DuckDBWarehouse::tables() {
   std::vector<TableMapping> out;
   if (!has_state_) return out;
   duck::Prepared p(
-      conn_.get(),
-      "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
+      conn(), "SELECT sync_id, topic, table_name FROM _krow.tables WHERE warehouse_schema = ?");
   duckdb_bind_varchar(p.get(), 1, config_.schema.c_str());
   duck::Result r;
   p.run(r, "reading table names");
@@ -440,9 +522,9 @@ std::string krow_type_name(const std::string& information_schema) {
 
 std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(
     const std::string& table) {
-  if (!conn_) return std::nullopt;  // read-only, and nothing synced yet
+  if (!conn_ && !released_) return std::nullopt;  // read-only, and nothing synced yet
   duck::Prepared cols(
-      conn_.get(),
+      conn(),
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ? AND "
       "table_name = ? ORDER BY ordinal_position");
   duckdb_bind_varchar(cols.get(), 1, config_.schema.c_str());
@@ -468,8 +550,8 @@ std::optional<std::vector<columns::TableColumn>> DuckDBWarehouse::typed_columns(
 
 std::vector<columns::ColumnBinding> DuckDBWarehouse::column_bindings(const std::string& table) {
   std::vector<columns::ColumnBinding> out;
-  if (!conn_ || !has_bindings_) return out;
-  duck::Prepared p(conn_.get(),
+  if ((!conn_ && !released_) || !has_bindings_) return out;
+  duck::Prepared p(conn(),
                    "SELECT field_path, column_name FROM _krow.columns WHERE warehouse_schema = ? "
                    "AND table_name = ? "
                    "ORDER BY created_at, field_path");
@@ -486,7 +568,7 @@ std::vector<columns::ColumnBinding> DuckDBWarehouse::column_bindings(const std::
 void DuckDBWarehouse::record_bindings(const std::string& table,
                                       const std::vector<columns::ColumnSpec>& typed, bool created) {
   if (created) {  // what a dropped table of this name left is not this table's
-    duck::Prepared del(conn_.get(),
+    duck::Prepared del(conn(),
                        "DELETE FROM _krow.columns WHERE warehouse_schema = ? AND table_name = ?");
     duckdb_bind_varchar(del.get(), 1, config_.schema.c_str());
     duckdb_bind_varchar(del.get(), 2, table.c_str());
@@ -496,7 +578,7 @@ void DuckDBWarehouse::record_bindings(const std::string& table,
   for (const auto& b : columns::bindings_of(typed)) {
     const auto key = columns::path_key(b.path);
     duck::Prepared p(
-        conn_.get(),
+        conn(),
         "INSERT INTO _krow.columns SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS (SELECT 1 FROM "
         "_krow.columns WHERE warehouse_schema = ? AND table_name = ? AND field_path = ?)");
     for (idx_t k : {1, 5}) duckdb_bind_varchar(p.get(), k, config_.schema.c_str());
@@ -559,7 +641,7 @@ void DuckDBWarehouse::create_new_table(const std::string& sync_id, const std::st
 
 void DuckDBWarehouse::record_table_name(const std::string& sync_id, const std::string& topic,
                                         const std::string& table) {
-  duck::Prepared p(conn_.get(),
+  duck::Prepared p(conn(),
                    "INSERT INTO _krow.tables SELECT ?, ?, ?, ?, now() WHERE NOT EXISTS "
                    "(SELECT 1 FROM _krow.tables WHERE warehouse_schema = ? AND table_name = ?)");
   duckdb_bind_varchar(p.get(), 1, sync_id.c_str());
@@ -599,7 +681,7 @@ void DuckDBWarehouse::append_rows(TableRows& table, const std::string& arena, co
                                   const std::string& schema, const std::string& table_name) {
   auto* chunks = dynamic_cast<TableChunks*>(table.encoded.get());
   if (!chunks || !chunks->current) chunks = &encode_table(table, arena);
-  duck::Appender app(conn_.get(), catalog, schema, table_name);
+  duck::Appender app(conn(), catalog, schema, table_name);
   if (duckdb_appender_column_count(app.get()) != contract::kColumnCount + table.typed_count())
     throw Error(ErrorClass::fatal_table, "table " + schema + "." + table_name +
                                              " does not have krow's columns; rename or drop it");
@@ -643,7 +725,7 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
   const auto stage = stage_rows(table, arena);
   const auto target = quote(config_.schema) + "." + quote(table.table);
   duck::Prepared del(
-      conn_.get(),
+      conn(),
       ("DELETE FROM " + target +
        " AS t USING (SELECT DISTINCT kafka_partition, kafka_offset FROM " + stage +
        ") AS s WHERE t.kafka_topic_id = ? AND t.kafka_partition = s.kafka_partition "
@@ -658,25 +740,30 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
 }
 
 void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMove& m) {
-  if (m.from) {
-    duck::Prepared up(
-        conn_.get(),
-        "UPDATE _krow.positions SET next_offset = ?, topic = ?, updated_at = now() WHERE sync_id = "
-        "? "
-        "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ? AND next_offset = ?");
-    duckdb_bind_int64(up.get(), 1, m.to.next.value());
-    duckdb_bind_varchar(up.get(), 2, m.to.topic.c_str());
-    duckdb_bind_varchar(up.get(), 3, sync_id.c_str());
-    duckdb_bind_varchar(up.get(), 4, config_.schema.c_str());
-    duckdb_bind_varchar(up.get(), 5, m.to.topic_id.str().c_str());
-    duckdb_bind_int32(up.get(), 6, m.to.partition.value());
+  // Compare-and-set on position and epoch (a row taken but never committed has no position);
+  // a partition never taken nor committed gets its row.
+  duck::Prepared up(conn(),
+                    "UPDATE _krow.positions SET next_offset = ?, topic = ?, updated_at = now() "
+                    "WHERE sync_id = ? AND warehouse_schema = ? AND topic_id = ? AND "
+                    "kafka_partition = ? AND next_offset IS NOT DISTINCT FROM ? AND "
+                    "coalesce(epoch, 0) = ?");
+  duckdb_bind_int64(up.get(), 1, m.to.next.value());
+  duckdb_bind_varchar(up.get(), 2, m.to.topic.c_str());
+  duckdb_bind_varchar(up.get(), 3, sync_id.c_str());
+  duckdb_bind_varchar(up.get(), 4, config_.schema.c_str());
+  duckdb_bind_varchar(up.get(), 5, m.to.topic_id.str().c_str());
+  duckdb_bind_int32(up.get(), 6, m.to.partition.value());
+  if (m.from)
     duckdb_bind_int64(up.get(), 7, m.from->value());
-    duck::Result r;
-    up.run(r, "moving a position");
-    if (r.rows_changed() == 1) return;
-  } else {
+  else
+    duckdb_bind_null(up.get(), 7);
+  duckdb_bind_int64(up.get(), 8, m.epoch.value());
+  duck::Result r;
+  up.run(r, "moving a position");
+  if (r.rows_changed() == 1) return;
+  if (!m.from && m.epoch == Epoch(0)) {
     duck::Prepared ins(
-        conn_.get(),
+        conn(),
         "INSERT INTO _krow.positions (sync_id, topic, topic_id, kafka_partition, next_offset, "
         "updated_at, "
         "warehouse_schema) SELECT ?, ?, ?, ?, ?, now(), ? WHERE NOT EXISTS (SELECT 1 FROM "
@@ -692,10 +779,27 @@ void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMo
     duckdb_bind_varchar(ins.get(), 8, config_.schema.c_str());
     duckdb_bind_varchar(ins.get(), 9, m.to.topic_id.str().c_str());
     duckdb_bind_int32(ins.get(), 10, m.to.partition.value());
-    duck::Result r;
-    ins.run(r, "recording a position");
-    if (r.rows_changed() == 1) return;
+    duck::Result done;
+    ins.run(done, "recording a position");
+    if (done.rows_changed() == 1) return;
   }
+  // Which fence failed: an epoch says another worker took the partition.
+  duck::Prepared get(
+      conn(),
+      "SELECT coalesce(epoch, 0), next_offset FROM _krow.positions WHERE sync_id = ? "
+      "AND warehouse_schema = ? AND topic_id = ? AND kafka_partition = ?");
+  duckdb_bind_varchar(get.get(), 1, sync_id.c_str());
+  duckdb_bind_varchar(get.get(), 2, config_.schema.c_str());
+  duckdb_bind_varchar(get.get(), 3, m.to.topic_id.str().c_str());
+  duckdb_bind_int32(get.get(), 4, m.to.partition.value());
+  duck::Result stored;
+  get.run(stored, "reading a stored epoch");
+  std::vector<StoredFence> fences;
+  if (stored.rows() > 0)
+    fences.push_back(
+        {m.to.topic_id, m.to.partition, Epoch(stored.int64(0, 0)),
+         stored.is_null(1, 0) ? std::nullopt : std::optional<Offset>(Offset(stored.int64(1, 0)))});
+  if (auto e = epoch_conflict(sync_id, describe(), {m}, fences)) throw *e;
   throw Error(ErrorClass::conflict, "the stored position of " + m.to.topic + " partition " +
                                         std::to_string(m.to.partition.value()) +
                                         " is not the one this batch started from");
@@ -883,7 +987,7 @@ RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::stri
   if (!staged && unpublished_.count(table)) return {};  // publish() creates it
   const auto from = staged ? staging(sync_id, table) : quote(config_.schema) + "." + quote(table);
   duck::Result r;
-  if (duckdb_query(conn_.get(), count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)
+  if (duckdb_query(conn(), count_rows_sql(from, ranges).c_str(), r.get()) == DuckDBError)
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),
                            "counting the rows of " + table + " in " + describe());
   RowCount out;
@@ -893,7 +997,7 @@ RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::stri
 }
 
 void DuckDBWarehouse::record_run(const RunRecord& run) {
-  duck::Prepared p(conn_.get(),
+  duck::Prepared p(conn(),
                    "INSERT OR REPLACE INTO _krow.runs (run_id, sync_id, started_at, finished_at, "
                    "status, record, "
                    "warehouse_schema) VALUES (?, ?, make_timestamptz(? * 1000), make_timestamptz(? "
@@ -913,7 +1017,7 @@ std::vector<RunRecord> DuckDBWarehouse::runs(const std::string& sync_id, int lim
   std::vector<RunRecord> out;
   if (!has_state_) return out;
   duck::Prepared p(
-      conn_.get(),
+      conn(),
       "SELECT run_id, sync_id, epoch_ms(started_at), epoch_ms(finished_at), status, record "
       "FROM _krow.runs WHERE sync_id = ? AND warehouse_schema = ? ORDER BY started_at DESC LIMIT "
       "?");

@@ -6,7 +6,9 @@
 // at the committed position of its partitions (the fenced position update makes sure of it)
 // and so cannot overlap rows already stored. The sync lock is a file lock beside the file.
 // DuckDB itself lets one process write a file only while no other has it open: a sync that
-// finds it held (a reader, another sync ID) waits up to warehouse.retry_timeout.
+// finds it held (a reader, another sync ID) waits up to warehouse.retry_timeout. A continuous
+// sync that has caught up closes the file after each batch while the next one fills, and when
+// it has been idle for batch.max_wait (idle()), so that readers get in between its batches.
 
 #include <duckdb.h>
 
@@ -36,6 +38,8 @@ class DuckDBWarehouse : public Warehouse {
   std::vector<std::string> evolution_sql(
       const std::string& table, const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
+  std::vector<PartitionClaim> take(const std::string& sync_id,
+                                   const std::vector<PartitionKey>& partitions) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                     const TableSettings& settings, Creation creation) override;
@@ -52,8 +56,15 @@ class DuckDBWarehouse : public Warehouse {
                       const std::vector<OffsetRange>& ranges) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
+  // Closes the file (the sync's lock beside it stays held), so that other processes can open
+  // it; the next call that needs it opens it again.
+  void idle() override;
 
  private:
+  // The connection, opening the file again after idle().
+  duckdb_connection conn();
+  // The settings of a writing connection (checkpoints; see the definition).
+  void configure_writes();
   // Opens the file (a sync: attaches it to an in-memory database). While another process
   // holds it, tries again for up to `patience`, then throws Error(transient) naming that
   // process; other failures throw Error(fatal_run) at once.
@@ -64,6 +75,9 @@ class DuckDBWarehouse : public Warehouse {
   void create_state();
   // Files written before positions were keyed by warehouse schema get the column.
   void upgrade_state();
+  // Positions tables of krow versions before epochs get the epoch column, and next_offset
+  // may be NULL (a partition taken, never committed). In one transaction.
+  void upgrade_positions();
   // A table's rows as DuckDB data chunks of krow's column types; dropped once committed.
   struct TableChunks final : EncodedRows {
     std::vector<duck::DataChunk> chunks;
@@ -124,6 +138,7 @@ class DuckDBWarehouse : public Warehouse {
   // lock, however the object ends (a constructor that throws too).
   duck::Database db_;
   duck::Connection conn_;
+  bool released_ = false;   // idle() closed the file; conn() opens it again
   bool has_state_ = false;  // whether krow's state schema exists (read-only opens may lack it)
   bool has_bindings_ =
       false;  // whether it has the column bindings (files of earlier krows lack them)

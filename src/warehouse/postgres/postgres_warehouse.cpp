@@ -15,6 +15,7 @@
 #include "util/process.hpp"
 #include "util/text.hpp"
 #include "warehouse/column_types.hpp"
+#include "warehouse/fencing.hpp"
 #include "warehouse/postgres/postgres_copy.hpp"
 #include "warehouse/sql_text.hpp"
 
@@ -43,6 +44,16 @@ std::string array_literal(const std::vector<std::string>& items) {
 
 // What jsonb holds of JSON: no U+0000, surrogates only in pairs, and numeric's range.
 constexpr rows::JsonLimits kJsonbLimits{false, false, 131072, 16383};
+
+// A bigint[] literal whose elements may be NULL.
+std::string nullable_array_literal(const std::vector<std::optional<int64_t>>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back(',');
+    out += items[i] ? std::to_string(*items[i]) : std::string("NULL");
+  }
+  return out + "}";
+}
 
 std::string text(const pg::ResultPtr& r, int row, int col) {
   return PQgetisnull(r.get(), row, col) ? std::string() : std::string(PQgetvalue(r.get(), row, col));
@@ -194,7 +205,18 @@ PostgresWarehouse::PostgresWarehouse(const WarehouseConfig& config, const std::s
                                            ", which cannot hold every message: krow needs a UTF8 database "
                                            "(CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)");
   start_session();
-  if (mode_ == OpenMode::write) {
+  if (mode_ == OpenMode::worker) {
+    // Workers start together: one at a time makes (or upgrades) the state tables.
+    lock_sync(std::chrono::seconds(config_.retry_timeout_s));
+    try {
+      create_state();
+    } catch (...) {
+      unlock_sync();
+      throw;
+    }
+    unlock_sync();
+    has_state_ = true;
+  } else if (mode_ == OpenMode::write) {
     create_state();
     has_state_ = true;
   } else {
@@ -207,6 +229,115 @@ void PostgresWarehouse::start_session() {
   stages_.clear();
   summarized_.clear();
   if (mode_ == OpenMode::write) take_lock();
+  if (mode_ == OpenMode::worker) {
+    join_workers();
+    // A connection lost while preparing: the lock went with it.
+    if (preparing_) {
+      preparing_ = false;
+      lock_sync(std::chrono::seconds(config_.retry_timeout_s));
+    }
+  }
+}
+
+namespace {
+// The keys of a sync's locks in this database: the sync's (held exclusively by a sync opened
+// for writing, shared by every worker), and its workers' preparation lock.
+std::string sync_lock_key(const std::string& sync_id) {
+  return "krow sync " + sync_id;
+}
+std::string preparation_lock_key(const std::string& sync_id) {
+  return "krow sync " + sync_id + " preparation";
+}
+}  // namespace
+
+void PostgresWarehouse::join_workers() {
+  const auto key = sync_lock_key(sync_id_);
+  const auto r = conn_->exec("SELECT pg_try_advisory_lock_shared(hashtextextended($1, 0))", {key},
+                             "joining the workers of the sync");
+  if (text(r, 0, 0) == "t") return;
+  const auto holder = lock_holder(key);
+  throw Error(ErrorClass::transient,
+              "a sync of '" + sync_id_ + "' without --worker-id is running (" +
+                  (holder ? holder->who : "its holder is not visible to this role") + ", in " +
+                  describe() +
+                  "): workers start once it has ended (exit code 75: try again later). Run "
+                  "every process of a sync with --worker-id, or none");
+}
+
+void PostgresWarehouse::lock_sync(std::chrono::milliseconds wait) {
+  ensure_connected();
+  if (preparing_) return;
+  const auto key = preparation_lock_key(sync_id_);
+  const auto started = std::chrono::steady_clock::now();
+  bool said = false;
+  for (;;) {
+    const auto r = conn_->exec("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", {key},
+                               "taking the sync lock");
+    if (text(r, 0, 0) == "t") {
+      preparing_ = true;
+      return;
+    }
+    const auto waited = std::chrono::steady_clock::now() - started;
+    if (waited >= wait)
+      throw Error(
+          ErrorClass::transient,
+          "another worker of sync '" + sync_id_ + "' kept preparing the tables in " + describe() +
+              " for " +
+              std::to_string(std::chrono::duration_cast<std::chrono::seconds>(wait).count()) +
+              " s (warehouse.retry_timeout); trying again later");
+    if (!said && waited > std::chrono::seconds(1)) {
+      said = true;
+      std::fprintf(stderr,
+                   "krow: note: another worker of sync '%s' is preparing the tables; waiting "
+                   "for it\n",
+                   sync_id_.c_str());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+void PostgresWarehouse::unlock_sync() noexcept {
+  if (!preparing_) return;
+  preparing_ = false;
+  try {
+    if (conn_->ok())
+      conn_->exec("SELECT pg_advisory_unlock(hashtextextended($1, 0))",
+                  {preparation_lock_key(sync_id_)}, "releasing the sync lock");
+  } catch (const std::exception&) {
+    // The connection broke: the server released the lock with it.
+  }
+}
+
+void PostgresWarehouse::record_worker(const WorkerRecord& w) {
+  ensure_connected();
+  conn_->exec(
+      "INSERT INTO _krow.workers (sync_id, warehouse_schema, worker_id, host, pid, partitions, "
+      "heartbeat_at) VALUES ($1, $2, $3, $4, $5::bigint, $6, now()) "
+      "ON CONFLICT (sync_id, warehouse_schema, worker_id) DO UPDATE SET host = EXCLUDED.host, "
+      "pid = EXCLUDED.pid, partitions = EXCLUDED.partitions, heartbeat_at = now()",
+      {w.sync_id, config_.schema, w.worker_id, w.host, std::to_string(w.pid), w.partitions},
+      "recording a worker");
+}
+
+std::vector<WorkerRecord> PostgresWarehouse::workers(const std::string& sync_id) {
+  std::vector<WorkerRecord> out;
+  if (!has_state_ || !exists("_krow.workers")) return out;
+  const auto r = conn_->exec(
+      "SELECT worker_id, coalesce(host, ''), coalesce(pid, 0), coalesce(partitions, ''), "
+      "(extract(epoch FROM heartbeat_at) * 1000)::bigint FROM _krow.workers "
+      "WHERE sync_id = $1 AND warehouse_schema = $2 ORDER BY worker_id",
+      {sync_id, config_.schema}, "reading the workers");
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    WorkerRecord w;
+    w.sync_id = sync_id;
+    w.worker_id = text(r, i, 0);
+    w.host = text(r, i, 1);
+    w.pid = std::stoll(text(r, i, 2));
+    w.partitions = text(r, i, 3);
+    w.heartbeat_at_ms = std::stoll(text(r, i, 4));
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 void PostgresWarehouse::ensure_connected() {
@@ -218,7 +349,7 @@ void PostgresWarehouse::ensure_connected() {
 void PostgresWarehouse::take_lock() {
   // Session-level, so it lasts as long as this connection; keyed by the sync ID in this
   // database, like every other sync of that ID writing here.
-  const std::string key = "krow sync " + sync_id_;
+  const std::string key = sync_lock_key(sync_id_);
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + std::chrono::seconds(config_.retry_timeout_s);
   bool said = false;
@@ -348,6 +479,22 @@ void PostgresWarehouse::create_state() {
     if (!exists(std::string(kStateSchema) + "." + std::string(table->name)))
       conn_->exec(state_table_sql(*this, kStateSchema, *table, "now()"),
                   "creating krow's state tables");
+  upgrade_positions();
+}
+
+void PostgresWarehouse::upgrade_positions() {
+  // Asked first: ALTER TABLE needs the table's owner even when there is nothing to do.
+  const auto have = conn_->exec(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = "
+      "'positions' AND column_name = 'epoch'",
+      {kStateSchema}, "reading krow's state tables");
+  if (PQntuples(have.get()) > 0) return;
+  transaction("upgrading krow's positions table", [&] {
+    conn_->exec("ALTER TABLE _krow.positions ADD COLUMN IF NOT EXISTS epoch bigint",
+                "upgrading krow's positions table");
+    conn_->exec("ALTER TABLE _krow.positions ALTER COLUMN next_offset DROP NOT NULL",
+                "upgrading krow's positions table");
+  });
 }
 
 std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
@@ -355,13 +502,55 @@ std::vector<Position> PostgresWarehouse::positions(const std::string& sync_id) {
   if (!has_state_) return out;
   ensure_connected();
   const auto r = conn_->exec(
-      "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions WHERE sync_id = $1 AND "
-      "warehouse_schema = $2",
+      "SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions WHERE sync_id = "
+      "$1 AND "
+      "warehouse_schema = $2 AND next_offset IS NOT NULL",
       {sync_id, config_.schema}, "reading positions");
   for (int i = 0; i < PQntuples(r.get()); ++i)
     out.push_back({text(r, i, 0), TopicId(text(r, i, 1)),
                    Partition(static_cast<int32_t>(pg::Connection::integer(r, i, 2, "a partition"))),
                    Offset(pg::Connection::integer(r, i, 3, "a position"))});
+  return out;
+}
+
+std::vector<PartitionClaim> PostgresWarehouse::take(const std::string& sync_id,
+                                                    const std::vector<PartitionKey>& partitions) {
+  std::vector<PartitionClaim> out;
+  if (partitions.empty()) return out;
+  std::vector<std::string> ids, parts, topics;
+  for (const auto& k : partitions) {
+    ids.push_back(k.topic_id.str());
+    parts.push_back(std::to_string(k.partition.value()));
+    topics.push_back(k.topic);
+  }
+  ensure_connected();
+  // One statement, so one transaction: each row is locked as it is inserted or bumped, and a
+  // concurrent take of the same row waits, then bumps what this one stored. Rows are taken
+  // in key order, so that two takes of overlapping sets cannot deadlock.
+  const auto r = conn_->exec(
+      "INSERT INTO _krow.positions AS p (sync_id, warehouse_schema, topic_id, kafka_partition, "
+      "topic, "
+      "next_offset, epoch) "
+      "SELECT $1, $2, m.topic_id, m.kafka_partition, m.topic, NULL, 1 FROM "
+      "unnest($3::text[], $4::integer[], $5::text[]) AS m(topic_id, kafka_partition, topic) "
+      "ORDER BY m.topic_id, m.kafka_partition "
+      "ON CONFLICT (sync_id, warehouse_schema, topic_id, kafka_partition) DO UPDATE SET "
+      "epoch = coalesce(p.epoch, 0) + 1 "
+      "RETURNING topic_id, kafka_partition, epoch, next_offset",
+      {sync_id, config_.schema, array_literal(ids), array_literal(parts), array_literal(topics)},
+      "taking partitions");
+  for (const auto& k : partitions) {
+    PartitionClaim c{k, Epoch(0), std::nullopt};
+    for (int i = 0; i < PQntuples(r.get()); ++i) {
+      if (text(r, i, 0) != k.topic_id.str() ||
+          pg::Connection::integer(r, i, 1, "a partition") != k.partition.value())
+        continue;
+      c.epoch = Epoch(pg::Connection::integer(r, i, 2, "an epoch"));
+      if (!PQgetisnull(r.get(), i, 3))
+        c.position = Offset(pg::Connection::integer(r, i, 3, "a position"));
+    }
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -462,15 +651,20 @@ void PostgresWarehouse::rollback() {
 }
 
 void PostgresWarehouse::move_positions(const std::string& sync_id, const std::vector<PositionMove>& moves) {
-  // All moves of a batch in two statements: compare-and-set the stored ones, insert the new.
-  std::vector<std::string> ids, parts, from, to, topics, new_ids, new_parts, new_to, new_topics;
+  // All moves of a batch in two statements: compare-and-set the stored rows (on position and
+  // epoch; a row taken but never committed has no position), insert the rows of partitions
+  // never taken nor committed. In READ COMMITTED, a row a concurrent take bumped is checked
+  // again after it commits: its new epoch fails the comparison.
+  std::vector<std::string> ids, parts, to, topics, epochs, new_ids, new_parts, new_to, new_topics;
+  std::vector<std::optional<int64_t>> from;
   for (const auto& m : moves) {
-    if (m.from) {
+    if (m.from || m.epoch != Epoch(0)) {
       ids.push_back(m.to.topic_id.str());
       parts.push_back(std::to_string(m.to.partition.value()));
-      from.push_back(std::to_string(m.from->value()));
+      from.push_back(m.from ? std::optional<int64_t>(m.from->value()) : std::nullopt);
       to.push_back(std::to_string(m.to.next.value()));
       topics.push_back(m.to.topic);
+      epochs.push_back(std::to_string(m.epoch.value()));
     } else {
       new_ids.push_back(m.to.topic_id.str());
       new_parts.push_back(std::to_string(m.to.partition.value()));
@@ -481,13 +675,18 @@ void PostgresWarehouse::move_positions(const std::string& sync_id, const std::ve
   int64_t moved = 0;
   if (!ids.empty()) {
     const auto r = conn_->exec(
-        "UPDATE _krow.positions AS p SET next_offset = m.next_offset, topic = m.topic, updated_at = now() "
-        "FROM unnest($3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[]) "
-        "AS m(topic_id, kafka_partition, from_offset, next_offset, topic) "
+        "UPDATE _krow.positions AS p SET next_offset = m.next_offset, topic = m.topic, updated_at "
+        "= now() "
+        "FROM unnest($3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[], "
+        "$8::bigint[]) "
+        "AS m(topic_id, kafka_partition, from_offset, next_offset, topic, epoch) "
         "WHERE p.sync_id = $1 AND p.warehouse_schema = $2 AND p.topic_id = m.topic_id "
-        "AND p.kafka_partition = m.kafka_partition AND p.next_offset = m.from_offset",
-        {sync_id, config_.schema, array_literal(ids), array_literal(parts), array_literal(from), array_literal(to),
-         array_literal(topics)},
+        "AND p.kafka_partition = m.kafka_partition AND p.next_offset IS NOT DISTINCT FROM "
+        "m.from_offset "
+        "AND coalesce(p.epoch, 0) = m.epoch",
+        {sync_id, config_.schema, array_literal(ids), array_literal(parts),
+         nullable_array_literal(from), array_literal(to), array_literal(topics),
+         array_literal(epochs)},
         "moving positions");
     moved += pg::Connection::affected(r);
   }
@@ -501,9 +700,24 @@ void PostgresWarehouse::move_positions(const std::string& sync_id, const std::ve
         "recording positions");
     moved += pg::Connection::affected(r);
   }
-  if (moved != static_cast<int64_t>(moves.size()))
-    throw Error(ErrorClass::conflict, "the stored positions of sync '" + sync_id + "' in " + describe() +
-                                          " are not the ones this batch started from");
+  if (moved == static_cast<int64_t>(moves.size())) return;
+  // Which fence failed: an epoch says another worker took a partition.
+  const auto r = conn_->exec(
+      "SELECT topic_id, kafka_partition, coalesce(epoch, 0), next_offset FROM _krow.positions "
+      "WHERE sync_id = $1 AND warehouse_schema = $2",
+      {sync_id, config_.schema}, "reading the stored epochs");
+  std::vector<StoredFence> stored;
+  for (int i = 0; i < PQntuples(r.get()); ++i)
+    stored.push_back(
+        {TopicId(text(r, i, 0)),
+         Partition(static_cast<int32_t>(pg::Connection::integer(r, i, 1, "a partition"))),
+         Epoch(pg::Connection::integer(r, i, 2, "an epoch")),
+         PQgetisnull(r.get(), i, 3)
+             ? std::nullopt
+             : std::optional<Offset>(Offset(pg::Connection::integer(r, i, 3, "a position")))});
+  if (auto e = epoch_conflict(sync_id, describe(), moves, stored)) throw *e;
+  throw Error(ErrorClass::conflict, "the stored positions of sync '" + sync_id + "' in " +
+                                        describe() + " are not the ones this batch started from");
 }
 
 void PostgresWarehouse::replace_what_jsonb_refuses(RowBatch& batch, size_t table, size_t index) {

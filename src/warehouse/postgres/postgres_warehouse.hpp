@@ -38,6 +38,8 @@ class PostgresWarehouse : public Warehouse {
   std::vector<std::string> evolution_sql(const std::string& table,
                                          const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
+  std::vector<PartitionClaim> take(const std::string& sync_id,
+                                   const std::vector<PartitionKey>& partitions) override;
   std::vector<TableMapping> tables() override;
   void create_table(const std::string& sync_id, const std::string& topic, const std::string& table,
                     const TableSettings& settings, Creation creation) override;
@@ -52,8 +54,16 @@ class PostgresWarehouse : public Warehouse {
                       const std::vector<OffsetRange>& ranges) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
+  void lock_sync(std::chrono::milliseconds wait) override;
+  void unlock_sync() noexcept override;
+  void record_worker(const WorkerRecord& worker) override;
+  std::vector<WorkerRecord> workers(const std::string& sync_id) override;
 
  private:
+  // OpenMode::worker: the shared hold on the sync's lock that every worker keeps for its life
+  // (a sync opened for writing takes it exclusively, so each keeps the other out). Throws
+  // transient, naming the holder, when such a sync runs.
+  void join_workers();
   // Reconnects a broken connection (and takes the lock again in write mode).
   void ensure_connected();
   void start_session();
@@ -71,6 +81,9 @@ class PostgresWarehouse : public Warehouse {
   // The session holding the sync lock `key`; nullopt when none holds it (any more).
   std::optional<LockHolder> lock_holder(const std::string& key);
   void create_state();
+  // Positions tables of krow versions before epochs get the epoch column, and next_offset
+  // may be NULL (a partition taken, never committed). Idempotent; in one transaction.
+  void upgrade_positions();
   // Records the bindings of a table's typed columns (in create_table's or, for a table it
   // creates, publish's transaction).
   void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
@@ -119,6 +132,7 @@ class PostgresWarehouse : public Warehouse {
   OpenMode mode_;
   std::unique_ptr<pg::Connection> conn_;
   bool has_state_ = false;
+  bool preparing_ = false;              // worker: lock_sync() holds the sync's preparation lock
   std::set<std::string> stages_;        // the session's merge stages that exist (temporary tables)
   std::set<std::string> summarized_;    // tables whose BRIN index this session brought up to date
   size_t copying_ = 0;                  // the table slot being copied, for a refused value

@@ -115,7 +115,24 @@ TEST(Manifest, Defaults) {
   EXPECT_EQ(m.warehouse.schema, "confluent");
   EXPECT_EQ(m.batch.max_messages, 40960);
   EXPECT_EQ(m.batch.max_bytes, 16 * 1024 * 1024);
+  EXPECT_EQ(m.batch.max_wait_ms, 1000);
   EXPECT_EQ(m.limits.max_value_bytes, 8 * 1024 * 1024);
+}
+
+TEST(Manifest, BatchMaxWaitTakesDurations) {
+  for (const auto& [text, ms] : std::vector<std::pair<std::string, int64_t>>{{"500ms", 500},
+                                                                             {"2s", 2000},
+                                                                             {"1m", 60'000},
+                                                                             {"3", 3000},
+                                                                             {"10ms", 10},
+                                                                             {"1h", 3'600'000}})
+    EXPECT_EQ(parse(kMinimal + "batch:\n  max_wait: " + text + "\n").batch.max_wait_ms, ms) << text;
+  for (const std::string bad : {"5ms", "2h", "fast", "-1s", "1.5s", "0"}) {
+    const auto e = error_of(kMinimal + "batch:\n  max_wait: " + bad + "\n");
+    EXPECT_NE(e.find("max_wait must be a duration from 10ms to 1h"), std::string::npos)
+        << bad << ": " << e;
+    EXPECT_NE(e.find(":6:"), std::string::npos) << "names the line: " << e;
+  }
 }
 
 TEST(Manifest, NameDefaultsToTheFileStem) {

@@ -79,6 +79,7 @@ TEST(QualityManifest, RefusesWhatItCannotCheck) {
 
 TEST(Durations, UnitsAndRefusals) {
   EXPECT_EQ(parse_duration_ms("90s"), 90'000);
+  EXPECT_EQ(parse_duration_ms("500ms"), 500);
   EXPECT_EQ(parse_duration_ms("15m"), 900'000);
   EXPECT_EQ(parse_duration_ms("2h"), 7'200'000);
   EXPECT_EQ(parse_duration_ms("1d"), 86'400'000);

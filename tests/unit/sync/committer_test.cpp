@@ -2,13 +2,15 @@
 // produces on demand: a commit that lands but whose acknowledgement is lost. A retry must
 // then find the batch committed (its positions moved) and not write it again.
 
+#include "sync/committer.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "sync/committer.hpp"
 #include "util/error.hpp"
+#include "warehouse/fencing.hpp"
 
 namespace krow {
 namespace {
@@ -25,6 +27,7 @@ class MemoryWarehouse : public StateStore, public BatchWriter {
   int64_t staged = 0;     // rows staged, not yet published
   int stage_replacements = 0;  // stage() calls told the batch may be there already
   std::map<std::pair<TopicId, Partition>, Offset> stored;
+  std::map<std::pair<TopicId, Partition>, int64_t> epochs;  // bumped by take()
 
   std::string describe() const override { return "memory"; }
   std::vector<Position> positions(const std::string&) override {
@@ -33,6 +36,16 @@ class MemoryWarehouse : public StateStore, public BatchWriter {
     return out;
   }
   std::vector<TableMapping> tables() override { return {}; }
+  std::vector<PartitionClaim> take(const std::string&,
+                                   const std::vector<PartitionKey>& keys) override {
+    std::vector<PartitionClaim> out;
+    for (const auto& k : keys) {
+      const auto it = stored.find({k.topic_id, k.partition});
+      out.push_back({k, Epoch(++epochs[{k.topic_id, k.partition}]),
+                     it == stored.end() ? std::nullopt : std::optional<Offset>(it->second)});
+    }
+    return out;
+  }
   void create_table(const std::string&, const std::string&, const std::string&,
                     const TableSettings&, Creation) override {}
   void commit(const std::string&, RowBatch& batch, const std::vector<PositionMove>& moves, WriteMode) override {
@@ -67,6 +80,10 @@ class MemoryWarehouse : public StateStore, public BatchWriter {
       auto it = stored.find({m.to.topic_id, m.to.partition});
       const std::optional<Offset> now = it == stored.end() ? std::nullopt : std::optional<Offset>(it->second);
       if (now != m.from) throw Error(ErrorClass::conflict, "stored position is not the batch's start");
+      // What every adapter says then (warehouse/fencing.hpp).
+      const StoredFence here{m.to.topic_id, m.to.partition,
+                             Epoch(epochs[{m.to.topic_id, m.to.partition}]), now};
+      if (auto conflict = epoch_conflict("s", "memory", {m}, {here})) throw *conflict;
     }
     for (const auto& m : moves) stored[{m.to.topic_id, m.to.partition}] = m.to.next;
     write();
@@ -133,6 +150,32 @@ TEST_F(Fenced, FailureBeforeTheCommitIsRetried) {
   EXPECT_EQ(w.commits, 1);
   EXPECT_EQ(w.rows, 3);
   EXPECT_EQ(c.retries(), 1);
+}
+
+TEST_F(Fenced, APartitionTakenByAnotherWorkerStopsTheSyncAndWritesNothing) {
+  w.stored[{TopicId("A"), Partition(0)}] = Offset(10);
+  const std::vector<PartitionKey> key = {{"t", TopicId("A"), Partition(0)}};
+  const auto mine = w.take("s", key);
+  c.expect(TopicId("A"), Partition(0), mine[0].position, Offset(10), mine[0].epoch);
+  auto b = batch_of(5);
+  c.submit(b, {at(15)});
+  c.drain();
+  w.take("s", key);  // another worker: the later take wins
+  auto stale = batch_of(5);
+  c.submit(stale, {at(20)});
+  try {
+    c.drain();
+    ADD_FAILURE() << "a batch fenced on a lost epoch was written";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("taken by another worker"));
+    EXPECT_THAT(e.what(), HasSubstr("nothing of this batch was written"));
+    // A conflict naming the partition: a worker drops that partition and goes on.
+    EXPECT_EQ(e.error_class(), ErrorClass::conflict);
+    ASSERT_TRUE(e.source().partition.has_value());
+    EXPECT_EQ(*e.source().partition, Partition(0));
+  }
+  EXPECT_EQ(w.rows, 5);
+  EXPECT_EQ(w.stored.at({TopicId("A"), Partition(0)}), Offset(15));
 }
 
 TEST_F(Fenced, PositionsMovedBySomeoneElseStopTheSync) {

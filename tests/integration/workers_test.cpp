@@ -1,0 +1,134 @@
+// Workers (docs/workers.md): several `krow sync --follow --worker-id` processes share one
+// sync's partitions through consumer group krow-<sync id>.workers, each partition taken in the
+// warehouse (its epoch bumped) as the group gives it, so that only its current owner commits
+// it. Real broker, real warehouse; only engines whose capabilities take concurrent writers run
+// workers, the others must refuse --worker-id before anything is read.
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "workers_fixture.hpp"
+
+namespace krow::testkit {
+namespace {
+
+using std::chrono::seconds;
+
+class Workers : public WithWorkers<EngineTest> {
+ protected:
+  void produce(const std::string& topic, int from, int count) {
+    Producer p(bootstrap_);
+    for (int i = from; i < from + count; ++i)
+      p.send(topic, Record{"k" + std::to_string(i), "{\"n\": " + std::to_string(i) + "}"});
+    p.flush();
+  }
+};
+
+TEST_P(Workers, ShareThePartitionsEachOnceAndASigtermedWorkersPartitionsMove) {
+  if (!traits().concurrent_writers) GTEST_SKIP() << "this engine takes no workers";
+  const int partitions = 12;
+  const auto topic = make_topic("workers-share", partitions);
+  const auto manifest = workers_manifest({topic}, "batch:\n  max_wait: 300ms\n");
+  produce(topic, 0, 1200);
+  for (const auto* id : {"w1", "w2", "w3"}) start_worker(manifest, id);
+  ASSERT_TRUE(eventually(
+      [&] {
+        return owned_evenly(manifest, {"w1", "w2", "w3"}, partitions);
+      },
+      seconds(90)))
+      << said();
+  ASSERT_TRUE(eventually([&] { return rows_in(topic) == 1200; }, seconds(60))) << said();
+
+  // krow's own record of the workers, and its text form.
+  const auto status = krow({"status", manifest});
+  EXPECT_NE(status.out.find("Workers (group krow-"), std::string::npos) << status.out;
+  for (const auto* id : {"w1", "w2", "w3"})
+    EXPECT_NE(status.out.find(std::string("recorded ") + id), std::string::npos) << status.out;
+
+  // A plain sync of the same ID is refused while workers run (exit code 75: try again later).
+  const auto plain = krow({"sync", "-q", manifest});
+  EXPECT_EQ(plain.exit_code, 75) << plain.out << plain.err;
+
+  // Production goes on while w3 stops: its partitions move to the others (after the session
+  // timeout: a static member does not leave the group), nothing is lost or doubled.
+  std::thread producer([&] {
+    for (int round = 0; round < 10; ++round) {
+      produce(topic, 1200 + round * 100, 100);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  std::this_thread::sleep_for(seconds(2));
+  EXPECT_EQ(stop_worker("w3"), 0) << said();
+  producer.join();
+  EXPECT_TRUE(eventually(
+      [&] {
+        return owned_evenly(manifest, {"w1", "w2"}, partitions);
+      },
+      seconds(60)))
+      << said();
+  produce(topic, 2200, 300);
+  EXPECT_TRUE(eventually([&] { return rows_in(topic) == 2500; }, seconds(60))) << said();
+  EXPECT_EQ(stop_worker("w1"), 0) << said();
+  EXPECT_EQ(stop_worker("w2"), 0) << said();
+  expect_every_message_once(topic, 2500);
+}
+
+TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartitionsBack) {
+  if (!traits().concurrent_writers) GTEST_SKIP() << "this engine takes no workers";
+  const int partitions = 12;
+  const auto topic = make_topic("workers-restart", partitions);
+  const auto manifest = workers_manifest({topic}, "batch:\n  max_wait: 300ms\n");
+  produce(topic, 0, 600);
+  start_worker(manifest, "a");
+  start_worker(manifest, "b");
+  ASSERT_TRUE(eventually(
+      [&] {
+        return owned_evenly(manifest, {"a", "b"}, partitions);
+      },
+      seconds(90)))
+      << said();
+  ASSERT_TRUE(eventually([&] { return rows_in(topic) == 600; }, seconds(60))) << said();
+  const auto before = group(manifest);
+  const auto a_before = err_of("a").size();  // the group's first rounds may have moved some
+
+  kill9("b");
+  produce(topic, 600, 300);
+  start_worker(manifest, "b");  // well within the 12 s session timeout
+  ASSERT_TRUE(eventually([&] { return rows_in(topic) == 900; }, seconds(60))) << said();
+  // Static membership: the group moved nothing, b has its own partitions back.
+  EXPECT_EQ(group(manifest), before) << said();
+  const auto a_said = err_of("a").substr(a_before);
+  EXPECT_EQ(a_said.find("revoked"), std::string::npos) << a_said;
+  EXPECT_EQ(stop_worker("a"), 0) << said();
+  EXPECT_EQ(stop_worker("b"), 0) << said();
+  expect_every_message_once(topic, 900);
+}
+
+TEST_P(Workers, AnEngineWithoutConcurrentWritersRefusesWorkersNamingAServerWarehouse) {
+  if (traits().concurrent_writers) GTEST_SKIP() << "this engine takes workers";
+  const auto topic = make_topic("workers-refused", 1);
+  const auto manifest = workers_manifest({topic});
+  const auto r = krow({"sync", manifest, "--follow", "--worker-id", "w1"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("takes no workers"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PostgreSQL"), std::string::npos) << r.err;
+}
+
+TEST_P(Workers, AWorkerIdNeedsFollowAndAStableName) {
+  const auto topic = make_topic("workers-args", 1);
+  const auto manifest = workers_manifest({topic});
+  auto r = krow({"sync", manifest, "--worker-id", "w1"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("add --follow"), std::string::npos) << r.err;
+  if (!traits().concurrent_writers) return;
+  r = krow({"sync", manifest, "--follow", "--worker-id", "no spaces/please"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("worker ID"), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Workers, KROW_ALL_ENGINES);
+
+}  // namespace
+}  // namespace krow::testkit
