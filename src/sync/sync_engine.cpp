@@ -85,6 +85,9 @@ class SyncRun : Session::Listener {
   void record_worker();
   bool worker() const { return !options_.worker_id.empty(); }
   void read_all(kafka::Client& admin, Progress& progress);
+  // The committer of a stretch of reading and the lag group its commits also go to (so that
+  // Kafka's tools show lag); its spare batch has the same table slots as the one being filled.
+  void start_committer(kafka::Client& admin, Warehouse::WriteMode mode, bool staged);
   void on_row(size_t table, const kafka::Message& m, const Row& row) override;
   void on_rows_dropped(size_t table, const std::vector<Row>& rows) override;
   void on_topic_stopped(size_t table, const std::string& error) override;
@@ -440,17 +443,8 @@ void SyncRun::record_worker() {
 void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
   // Taken before the committer starts: from then on, only its thread uses the warehouse.
   auto assigned = assignments();
-  // The committer's spare batch has the same table slots as the one being filled.
-  auto spare = std::make_unique<RowBatch>();
-  for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
-  // Positions also go to the lag group once committed, so Kafka's tools can show lag.
-  lag_group_ = std::make_unique<kafka::LagGroup>(admin, "krow-" + manifest_.name,
-                                                 std::chrono::seconds(manifest_.source.retry_timeout_s));
-  committer_ = std::make_unique<Committer>(
-      *warehouse_, *warehouse_, manifest_.name,
-      options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append, staged(),
-      std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
-      [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
+  start_committer(admin, options_.full_resync ? Warehouse::WriteMode::merge : Warehouse::WriteMode::append,
+                  staged());
   struct Drain {  // whatever happens, committed counts are read after the committer stops
     SyncRun& run;
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
@@ -577,15 +571,19 @@ void SyncRun::follow(kafka::Client& client) {
   result_.published = result_.rows_published > 0;
 }
 
-std::string SyncRun::read_on(kafka::Client& admin) {
+void SyncRun::start_committer(kafka::Client& admin, Warehouse::WriteMode mode, bool staged) {
   auto spare = std::make_unique<RowBatch>();
   for (const auto& t : batch_->tables()) spare->table_slot(t.table, t.topic, t.topic_id, t.typed);
-  lag_group_ = std::make_unique<kafka::LagGroup>(
-      admin, "krow-" + manifest_.name, std::chrono::seconds(manifest_.source.retry_timeout_s));
-  committer_ = std::make_unique<Committer>(
-      *warehouse_, *warehouse_, manifest_.name, Warehouse::WriteMode::append, /*staged=*/false,
-      std::chrono::seconds(manifest_.warehouse.retry_timeout_s), std::move(spare),
-      [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
+  lag_group_ = std::make_unique<kafka::LagGroup>(admin, "krow-" + manifest_.name,
+                                                 std::chrono::seconds(manifest_.source.retry_timeout_s));
+  committer_ = std::make_unique<Committer>(*warehouse_, *warehouse_, manifest_.name, mode, staged,
+                                           std::chrono::seconds(manifest_.warehouse.retry_timeout_s),
+                                           std::move(spare),
+                                           [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
+}
+
+std::string SyncRun::read_on(kafka::Client& admin) {
+  start_committer(admin, Warehouse::WriteMode::append, /*staged=*/false);
   committer_->release_between_batches();
   struct End {  // whatever happens, the committer stops first, and its counts are kept
     SyncRun& run;

@@ -31,7 +31,7 @@ class WorkersChaos : public WithWorkers<Chaos> {
   void SetUp() override {
     WithWorkers<Chaos>::SetUp();
     topic_ = make_topic("chaos-workers", kPartitions);
-    manifest_ = workers_manifest({topic_}, "batch:\n  max_messages: 5000\n  max_wait: 500ms\n");
+    manifest_ = write_manifest({topic_}, "batch:\n  max_messages: 5000\n  max_wait: 500ms\n");
   }
 
   void start_three() {

@@ -145,7 +145,7 @@ std::string SyncTest::make_topic(const std::string& prefix, int partitions,
 std::string SyncTest::write_manifest(const std::vector<std::string>& topics, const std::string& extra,
                                      const std::string& file) {
   std::ostringstream y;
-  y << "name: it\nsource:\n  bootstrap_servers: " << bootstrap_ << "\ntopics:\n  names:\n";
+  y << "name: " << sync_id_ << "\nsource:\n  bootstrap_servers: " << bootstrap_ << "\ntopics:\n  names:\n";
   for (const auto& t : topics) y << "    - \"" << t << "\"\n";
   y << warehouse_yaml() << extra;
   const auto path = dir_ / file;

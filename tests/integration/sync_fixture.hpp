@@ -144,6 +144,9 @@ class SyncTest : public ::testing::Test {
   static std::string kafka_ca_file();
   static std::string source_dir() { return KROW_SOURCE_DIR; }
 
+  // The sync ID write_manifest gives its manifests.
+  std::string sync_id_ = "it";
+
   // Environment variables added to every krow run of this test ("NAME=value").
   std::vector<std::string> extra_env_;
   // Sets (or replaces) one of them.

@@ -26,6 +26,14 @@ namespace krow::testkit {
 template <class Base>
 class WithWorkers : public Base {
  protected:
+  // A sync ID of the test's own, so that its workers' group (krow-<sync id>.workers) holds
+  // no member a test before it left there: static members stay for the session timeout
+  // after they stop.
+  void SetUp() override {
+    Base::SetUp();
+    this->sync_id_ = unique_name("workers");
+  }
+
   void TearDown() override {
     for (auto& [id, pid] : workers_)
       if (pid > 0) {
@@ -35,23 +43,6 @@ class WithWorkers : public Base {
       }
     workers_.clear();
     Base::TearDown();
-  }
-
-  // A manifest (as write_manifest) whose sync ID is this test's own, so that its workers'
-  // group (krow-<sync id>.workers) holds no member a test before it left there: static
-  // members stay for the session timeout after they stop.
-  std::string workers_manifest(const std::vector<std::string>& topics,
-                               const std::string& extra = {}) {
-    const auto path = this->write_manifest(topics, extra);
-    std::stringstream text;
-    text << std::ifstream(path).rdbuf();
-    std::string yaml = text.str();
-    const std::string fixed = "name: it\n";
-    if (yaml.rfind(fixed, 0) != 0)
-      throw std::runtime_error("write_manifest no longer starts with " + fixed);
-    yaml.replace(0, fixed.size(), "name: " + unique_name("workers") + "\n");
-    std::ofstream(path) << yaml;
-    return path;
   }
 
   // Starts worker `id` (`extra` arguments appended); its output goes to worker-<id>.out/.err

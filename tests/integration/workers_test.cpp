@@ -30,7 +30,7 @@ TEST_P(Workers, ShareThePartitionsEachOnceAndASigtermedWorkersPartitionsMove) {
   if (!traits().concurrent_writers) GTEST_SKIP() << "this engine takes no workers";
   const int partitions = 12;
   const auto topic = make_topic("workers-share", partitions);
-  const auto manifest = workers_manifest({topic}, "batch:\n  max_wait: 300ms\n");
+  const auto manifest = write_manifest({topic}, "batch:\n  max_wait: 300ms\n");
   produce(topic, 0, 1200);
   for (const auto* id : {"w1", "w2", "w3"}) start_worker(manifest, id);
   ASSERT_TRUE(eventually(
@@ -79,7 +79,7 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
   if (!traits().concurrent_writers) GTEST_SKIP() << "this engine takes no workers";
   const int partitions = 12;
   const auto topic = make_topic("workers-restart", partitions);
-  const auto manifest = workers_manifest({topic}, "batch:\n  max_wait: 300ms\n");
+  const auto manifest = write_manifest({topic}, "batch:\n  max_wait: 300ms\n");
   produce(topic, 0, 600);
   start_worker(manifest, "a");
   start_worker(manifest, "b");
@@ -109,7 +109,7 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
 TEST_P(Workers, AnEngineWithoutConcurrentWritersRefusesWorkersNamingAServerWarehouse) {
   if (traits().concurrent_writers) GTEST_SKIP() << "this engine takes workers";
   const auto topic = make_topic("workers-refused", 1);
-  const auto manifest = workers_manifest({topic});
+  const auto manifest = write_manifest({topic});
   const auto r = krow({"sync", manifest, "--follow", "--worker-id", "w1"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("takes no workers"), std::string::npos) << r.err;
@@ -118,7 +118,7 @@ TEST_P(Workers, AnEngineWithoutConcurrentWritersRefusesWorkersNamingAServerWareh
 
 TEST_P(Workers, AWorkerIdNeedsFollowAndAStableName) {
   const auto topic = make_topic("workers-args", 1);
-  const auto manifest = workers_manifest({topic});
+  const auto manifest = write_manifest({topic});
   auto r = krow({"sync", manifest, "--worker-id", "w1"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("add --follow"), std::string::npos) << r.err;

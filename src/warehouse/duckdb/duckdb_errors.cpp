@@ -137,19 +137,23 @@ Error make_error(duckdb_error_type type, const std::string& message, const std::
   const std::string damaged =
       "The DuckDB file is damaged: restore it from a copy, or move it aside and run krow resync "
       "to copy the retained messages again";
+  // An I/O failure by its cause; one that may pass becomes `passing`.
+  const auto io_failure = [&](Error passing) {
+    switch (io_cause(message)) {
+      case IoCause::full:
+        return fatal(disk_full);
+      case IoCause::not_writable:
+        return fatal(not_writable);
+      case IoCause::damaged:
+        return fatal(damaged);
+      case IoCause::passing:
+        break;
+    }
+    return passing;
+  };
   switch (type) {
     case DUCKDB_ERROR_IO:
-      switch (io_cause(message)) {
-        case IoCause::full:
-          return fatal(disk_full);
-        case IoCause::not_writable:
-          return fatal(not_writable);
-        case IoCause::damaged:
-          return fatal(damaged);
-        case IoCause::passing:
-          return Error(ErrorClass::transient, said, source);
-      }
-      return Error(ErrorClass::transient, said, source);
+      return io_failure(Error(ErrorClass::transient, said, source));
     case DUCKDB_ERROR_PERMISSION:
       return fatal(not_writable);
     case DUCKDB_ERROR_TRANSACTION:
@@ -158,18 +162,8 @@ Error make_error(duckdb_error_type type, const std::string& message, const std::
       // create checkpoint because of error: Could not write file ...: File too large"). The
       // file then lacks what the database in memory holds: retrying would go on from there and
       // report rows that never reach the file. Stop, as for the I/O error itself.
-      if (has(message, "checkpoint")) {
-        switch (io_cause(message)) {
-          case IoCause::full:
-            return fatal(disk_full);
-          case IoCause::not_writable:
-            return fatal(not_writable);
-          case IoCause::damaged:
-            return fatal(damaged);
-          case IoCause::passing:
-            return fatal("DuckDB could not write its checkpoint to the file; check the disk");
-        }
-      }
+      if (has(message, "checkpoint"))
+        return io_failure(fatal("DuckDB could not write its checkpoint to the file; check the disk"));
       return Error(ErrorClass::transient, said, source);
     case DUCKDB_ERROR_INTERRUPT:
     case DUCKDB_ERROR_OUT_OF_MEMORY:
