@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "engines/engines.hpp"
@@ -76,13 +77,24 @@ class SyncRun : Session::Listener {
   // What each selected partition reads in this run, and from where; takes them all
   // (StateStore::take), so that every commit is fenced on this run's epochs.
   std::vector<Session::Assignment> assignments();
-  // A worker: what `partitions` (given by the group) read, taken (StateStore::take) from their
-  // stored positions, or the plan's start when none is stored. Partitions the plan lacks (a
-  // topic or partitions added since it was made) are left out and noted in unplanned_.
-  std::vector<Session::Assignment> worker_assignments(
-      const std::vector<TopicPartition>& partitions);
+  // A worker: what `partitions` read, from their stored positions, or the plan's start when
+  // none is stored. Those the group has just given (`granted`), and those this worker does
+  // not hold yet, are taken (StateStore::take, which bumps their epochs); the others go on
+  // with the epoch this worker took them at, so that a worker that was paused, and is not
+  // told yet that its partitions moved, never takes them back from their new owner: its
+  // commits are refused instead. Partitions the plan lacks (a topic or partitions added since
+  // it was made) are left out and noted in unplanned_.
+  std::vector<Session::Assignment> worker_assignments(const std::vector<TopicPartition>& partitions,
+                                                      bool granted);
   // A worker: its row in krow's state (contract::kWorkers). Only while the committer is idle.
   void record_worker();
+  // A worker: partitions revoked or lost are neither held nor fenced any more.
+  void forget(const std::vector<TopicPartition>& partitions);
+  // A worker: the partitions ("topic:3,...") fenced off more than twice the group's session
+  // timeout ago that the group still gives it. Had another member been given them, the group
+  // would have taken them from this one by now: whoever took them is a process the group no
+  // longer counts, and they are taken back (the fence keeps the two apart either way).
+  std::string still_given_after_fence();
   bool worker() const { return !options_.worker_id.empty(); }
   void read_all(kafka::Client& admin, Progress& progress);
   // The committer of a stretch of reading and the lag group its commits also go to (so that
@@ -154,10 +166,12 @@ class SyncRun : Session::Listener {
   SyncResult totals_;
   FollowStretch follow_;
   // A worker: its membership in the workers' group (for the process's life, across stretches),
-  // the partitions it lost to another worker by the fence and reads no more until the group
-  // gives them again, and those the group gave that the plan lacks.
+  // the epoch it holds each partition it took at, the partitions it lost to another worker by
+  // the fence (since when) and reads no more until the group gives them again, and those the
+  // group gave that the plan lacks.
   std::unique_ptr<kafka::GroupMember> member_;
-  std::set<TopicPartition> fenced_;
+  std::map<TopicPartition, Epoch> held_;
+  std::map<TopicPartition, std::chrono::steady_clock::time_point> fenced_;
   std::set<TopicPartition> unplanned_;
   bool replan_for_unplanned_ = false;
   std::vector<std::string> subscribed_;
@@ -365,7 +379,7 @@ std::vector<Session::Assignment> SyncRun::assignments() {
 }
 
 std::vector<Session::Assignment> SyncRun::worker_assignments(
-    const std::vector<TopicPartition>& partitions) {
+    const std::vector<TopicPartition>& partitions, bool granted) {
   std::vector<Session::Assignment> out;
   std::vector<const PartitionPlan*> plans;
   for (const auto& tp : partitions) {
@@ -399,21 +413,78 @@ std::vector<Session::Assignment> SyncRun::worker_assignments(
     plans.push_back(found);
   }
   if (out.empty()) return out;
+  auto held = [&](const Session::Assignment& a) {
+    return held_.find({a.read.start.topic, a.read.start.partition});
+  };
   std::vector<PartitionKey> keys;
-  for (const auto& a : out)
+  std::vector<size_t> to_take;
+  bool resumed = false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto& a = out[i];
+    if (!granted && held(a) != held_.end()) {
+      resumed = true;
+      continue;
+    }
     keys.push_back({a.read.start.topic, a.read.start.topic_id, a.read.start.partition});
-  const auto claims = warehouse_->take(manifest_.name, keys);
-  for (size_t i = 0; i < out.size() && i < claims.size(); ++i) {
+    to_take.push_back(i);
+  }
+  std::vector<PartitionClaim> claims;
+  if (!keys.empty()) claims = warehouse_->take(manifest_.name, keys);
+  if (claims.size() != keys.size())
+    throw std::logic_error("the warehouse answered a take of " + std::to_string(keys.size()) +
+                           " partitions with " + std::to_string(claims.size()) + " claims");
+  std::vector<Position> stored;
+  if (resumed) stored = warehouse_->positions(manifest_.name);
+  auto stored_of = [&](const Session::Assignment& a) -> std::optional<Offset> {
+    for (const auto& p : stored)
+      if (p.topic_id == a.read.start.topic_id && p.partition == a.read.start.partition)
+        return p.next;
+    return std::nullopt;
+  };
+  size_t next_claim = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
     auto& a = out[i];
+    std::optional<Offset> position;
+    if (next_claim < to_take.size() && to_take[next_claim] == i) {
+      position = claims[next_claim].position;
+      a.epoch = claims[next_claim].epoch;
+      held_[{a.read.start.topic, a.read.start.partition}] = a.epoch;
+      ++next_claim;
+    } else {
+      position = stored_of(a);
+      a.epoch = held(a)->second;
+    }
     // Where the last owner left it; a partition never committed starts where the plan says
     // (bounds.start_from, or the log start) and stores that position with its first batch.
-    a.stored = claims[i].position;
-    a.read.start.next = claims[i].position.value_or(plans[i]->start);
-    a.read.moved = !claims[i].position.has_value();
-    a.floor = claims[i].position.value_or(Offset(0));
-    a.epoch = claims[i].epoch;
+    a.stored = position;
+    a.read.start.next = position.value_or(plans[i]->start);
+    a.read.moved = !position.has_value();
+    a.floor = position.value_or(Offset(0));
   }
   return out;
+}
+
+void SyncRun::forget(const std::vector<TopicPartition>& partitions) {
+  for (const auto& tp : partitions) {
+    held_.erase(tp);
+    fenced_.erase(tp);
+  }
+}
+
+std::string SyncRun::still_given_after_fence() {
+  const auto now = std::chrono::steady_clock::now();
+  std::string kept;
+  for (auto it = fenced_.begin(); it != fenced_.end();) {
+    if (now - it->second < 2 * kafka::kWorkerSessionTimeout ||
+        !member_->assignment().count(it->first)) {
+      ++it;
+      continue;
+    }
+    kept += (kept.empty() ? "" : ",") + it->first.topic + ":" +
+            std::to_string(it->first.partition.value());
+    it = fenced_.erase(it);
+  }
+  return kept;
 }
 
 void SyncRun::record_worker() {
@@ -510,7 +581,8 @@ void SyncRun::follow(kafka::Client& client) {
         // before this one heard): drop it, and go on with the others from their stored
         // positions. The group will revoke it; if it gives it back, it is taken anew.
         const TopicPartition tp{e.source().topic, *e.source().partition};
-        if (fenced_.insert(tp).second)
+        held_.erase(tp);
+        if (fenced_.emplace(tp, std::chrono::steady_clock::now()).second)
           std::fprintf(stderr, "krow: note: worker '%s': %s\n", options_.worker_id.c_str(),
                        e.what());
         why = "after losing a partition to another worker";
@@ -622,7 +694,7 @@ std::string SyncRun::read_on(kafka::Client& admin) {
       note("assigned", p);
       for (const auto& tp : p) run.fenced_.erase(tp);
       session.drain();  // the committer idle: the warehouse is this thread's for the take
-      auto taken = run.worker_assignments(p);
+      auto taken = run.worker_assignments(p, /*granted=*/true);
       std::map<TopicPartition, Offset> offsets;
       for (const auto& a : taken)
         offsets[{a.read.start.topic, a.read.start.partition}] = a.read.start.next;
@@ -632,12 +704,12 @@ std::string SyncRun::read_on(kafka::Client& admin) {
     void on_revoked(const std::vector<TopicPartition>& p) override {
       note("revoked", p);
       session.revoke(p);  // drains: what was read of them is committed
-      for (const auto& tp : p) run.fenced_.erase(tp);
+      run.forget(p);
     }
     void on_lost(const std::vector<TopicPartition>& p) override {
       note("lost", p);
       session.lose(p);
-      for (const auto& tp : p) run.fenced_.erase(tp);
+      run.forget(p);
     }
   } worker_handler(*this, session);
   if (worker()) {
@@ -651,7 +723,7 @@ std::string SyncRun::read_on(kafka::Client& admin) {
     std::vector<TopicPartition> owned;
     for (const auto& tp : member_->assignment())
       if (!fenced_.count(tp)) owned.push_back(tp);
-    session.assign(worker_assignments(owned));
+    session.assign(worker_assignments(owned, /*granted=*/false));
     record_worker();
   } else {
     session.assign(assignments());
@@ -675,6 +747,10 @@ std::string SyncRun::read_on(kafka::Client& admin) {
         replan_for_unplanned_ = false;
         session.drain();
         return "as the group gave this worker partitions it had not planned";
+      }
+      if (const auto kept = still_given_after_fence(); !kept.empty()) {
+        session.drain();
+        return "as the group still gives this worker " + kept + " long after another took it";
       }
     }
     const auto now = std::chrono::steady_clock::now();

@@ -7,6 +7,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include "workers_fixture.hpp"
@@ -104,6 +106,57 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
   EXPECT_EQ(stop_worker("a"), 0) << said();
   EXPECT_EQ(stop_worker("b"), 0) << said();
   expect_every_message_once(topic, 900);
+}
+
+// A partition taken in the warehouse by a process the group does not count (a worker that was
+// paused, woken before it heard that its partitions moved, takes them again as it restarts
+// reading: the state this test sets up directly, as that race cannot be produced on demand).
+// The worker whose commit is refused drops that partition and goes on with the others without
+// taking them again, and takes it back once the group still gives it to it after twice the
+// session timeout: no partition stays unread, nothing is lost or doubled.
+TEST_P(Workers, AWorkerRefusedOnePartitionGoesOnWithTheOthersAndTakesItBackIfTheGroupKeepsIt) {
+  if (!traits().concurrent_writers) GTEST_SKIP() << "this engine takes no workers";
+  const int partitions = 4;
+  const auto topic = make_topic("workers-refused-one", partitions);
+  const auto manifest = write_manifest({topic}, "batch:\n  max_wait: 300ms\n");
+  produce(topic, 0, 400);
+  start_worker(manifest, "w1");
+  ASSERT_TRUE(eventually([&] { return owned_once(manifest, {"w1"}, partitions); }, seconds(60)))
+      << said();
+  ASSERT_TRUE(eventually([&] { return rows_in(topic) == 400; }, seconds(60))) << said();
+  std::map<int, std::optional<int64_t>> epochs;
+  for (int p = 0; p < partitions; ++p) epochs[p] = probe().epoch(topic, p);
+  ASSERT_TRUE(epochs[0].has_value());
+
+  probe().execute("UPDATE _krow.positions SET epoch = epoch + 1 WHERE topic = '" + topic +
+                  "' AND kafka_partition = 0");
+  const auto before = err_of("w1").size();
+  produce(topic, 400, 400);
+  ASSERT_TRUE(eventually(
+      [&] { return err_of("w1").find("taken by another worker", before) != std::string::npos; },
+      seconds(30)))
+      << said();
+  // The others go on at the epochs it took them at: it took none of them again.
+  ASSERT_TRUE(eventually(
+      [&] {
+        int64_t others = 0;
+        for (const auto& r : probe().rows(table_of(topic))) others += r.partition != 0;
+        int64_t produced = 0;
+        for (const auto& m : consume_all(bootstrap_, topic)) produced += m.partition != 0;
+        return others == produced;
+      },
+      seconds(30)))
+      << said();
+  for (int p = 1; p < partitions; ++p) EXPECT_EQ(probe().epoch(topic, p), epochs[p]) << p;
+
+  // The group still gives it partition 0: taken back, its rows arrive.
+  ASSERT_TRUE(eventually([&] { return rows_in(topic) == 800; }, seconds(90))) << said();
+  EXPECT_NE(said().find("restart as the group still gives this worker"), std::string::npos)
+      << said();
+  EXPECT_EQ(probe().epoch(topic, 0), *epochs[0] + 2);
+  for (int p = 1; p < partitions; ++p) EXPECT_EQ(probe().epoch(topic, p), epochs[p]) << p;
+  EXPECT_EQ(stop_worker("w1"), 0) << said();
+  expect_every_message_once(topic, 800);
 }
 
 TEST_P(Workers, AnEngineWithoutConcurrentWritersRefusesWorkersNamingAServerWarehouse) {
