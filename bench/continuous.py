@@ -34,6 +34,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -119,8 +120,20 @@ class Positions:
                     if "," in line:
                         rows.append(line.strip().split(","))
             elif isinstance(self.wh, common.BigQuery):
-                rows = self.wh.query(self.wh.project(self.name),
-                                     f"SELECT kafka_partition, next_offset FROM _krow_us.positions WHERE {where}")
+                project = self.wh.project(self.name)
+                listed = self.wh.query(project, "SELECT kafka_partition, next_offset, holder_table, epoch "
+                                       f"FROM _krow_us.positions WHERE sync_id = '{self.sync_id}'")
+                # A partition a worker holds: its live position is in that worker's table.
+                held: dict[tuple[str, int], tuple[int, int | None]] = {}
+                for table in {r[2] for r in listed if r[2]}:
+                    for p, o, e in self.wh.query(project, f"SELECT kafka_partition, next_offset, epoch FROM _krow_us.{table}"):
+                        held[(table, int(p))] = (int(e), o)
+                rows = []
+                for p, o, table, e in listed:
+                    if table and held.get((table, int(p)), (None,))[0] == int(e or 0):
+                        o = held[(table, int(p))][1]
+                    if o is not None:
+                        rows.append((p, o))
             else:
                 r = subprocess.run([str(SQL), str(self.work / f"{self.name}.duckdb"),
                                     f"SELECT kafka_partition, next_offset FROM _krow.positions WHERE {where}"],
@@ -279,6 +292,7 @@ def freshness(args, wh, engine: str, work: pathlib.Path, rate: int, looped: bool
 def workers_throughput(args, wh, work: pathlib.Path, topic: str, count: int) -> dict:
     name = f"workers{count}" if count else "workersplain"
     wh.fresh(work, name)
+    shutil.rmtree(work / ".krow" / "runs" / name, ignore_errors=True)
     m = common.manifest(wh, work, name, topic, False, "batch:\n  max_wait: 500ms\n")
     err = work / f"{name}.err"
     watch = Watch(Positions(wh, work, name, name), 100)
@@ -303,7 +317,12 @@ def workers_throughput(args, wh, work: pathlib.Path, topic: str, count: int) -> 
     # From the first commit to the last: the start (plan, joining the group, which the broker
     # holds for group.initial.rebalance.delay.ms) is reported apart.
     first, last = watch.moves[0][0], watch.moves[-1][0]
-    result = {"workers": count, "messages": watch.total(), "wall_s": round(wall, 2),
+    # Each process's final run record: its commits, and the transactions it had to try again
+    # (on BigQuery, aborted by a concurrent one).
+    finals = [r for r in (json.loads(f.read_text()) for f in (work / ".krow" / "runs" / name).glob("*.json"))
+              if r.get("follow", {}).get("final", count == 0)]
+    result = {"engine": wh.label, "workers": count, "messages": watch.total(), "wall_s": round(wall, 2),
+              "commits": sum(r["batches"] for r in finals), "retries": sum(r["warehouse_retries"] for r in finals),
               "start_s": round(first - t0, 2), "copy_s": round(last - first, 2),
               "msgs_per_s": round(watch.total() / max(last - first, 0.001)), "krow_cores": round(cpu / wall, 2),
               "server_cores": round(pg / wall, 2)}
@@ -393,6 +412,7 @@ def main() -> int:
     ap.add_argument("--poll-ms", type=int, default=50, help="freshness: the reader's poll interval")
     ap.add_argument("--no-peer", action="store_true", help="freshness: skip the looped bounded sync")
     ap.add_argument("--backlog", type=int, default=2_000_000, help="workers: messages in the 24-partition topic")
+    ap.add_argument("--worker-engines", default="postgres", help="workers: engines, comma-separated (postgres,bigquery)")
     ap.add_argument("--idle-minutes", type=float, default=30, help="idle: minutes")
     ap.add_argument("--keep", action="store_true", help="keep the databases and files")
     ap.add_argument("--out", type=pathlib.Path, help="JSON results file")
@@ -413,12 +433,13 @@ def main() -> int:
                 if not args.no_peer and engine == "postgres":
                     results["freshness"].append(freshness(args, wh, engine, work, rate, looped=True))
     if "workers" in what:
-        wh = common.Postgres()
         topic = f"krow-bench-workers-{int(time.time())}"
         common.produce(topic, args.backlog, avro=False, partitions=24)
-        for count in (0, 1, 2, 3):
-            results["workers"].append(workers_throughput(args, wh, work, topic, count))
-        results["pause"] = workers_pause(args, wh, work)
+        for engine in args.worker_engines.split(","):
+            wh = engines[engine]()
+            for count in (0, 1, 2, 3):
+                results["workers"].append(workers_throughput(args, wh, work, topic, count))
+        results["pause"] = workers_pause(args, common.Postgres(), work)
     if "idle" in what:
         results["idle"] = idle(args, work)
 
@@ -440,17 +461,20 @@ def main() -> int:
               "PostgreSQL: p99 <= 1 s at 5,000/s, <= 2 s at 20,000/s; failed polls: the DuckDB file was being "
               "written)")
     if results["workers"]:
-        print(f"\nWorkers into PostgreSQL: {args.backlog:,} messages, 24 partitions, {os.cpu_count()} cores")
-        print(f"| {'how':<26} | {'start s':>7} | {'copy s':>6} | {'msg/s':>8} | {'vs 1 worker':>11} | "
-              f"{'krow cores':>10} | {'server cores':>12} |")
-        print(f"|{'-' * 28}|{'-' * 8}:|{'-' * 7}:|{'-' * 9}:|{'-' * 12}:|{'-' * 11}:|{'-' * 13}:|")
-        one = next(r["msgs_per_s"] for r in results["workers"] if r["workers"] == 1)
+        print(f"\nWorkers: {args.backlog:,} messages, 24 partitions, {os.cpu_count()} cores")
+        print(f"| {'engine':<22} | {'how':<22} | {'start s':>7} | {'copy s':>6} | {'msg/s':>8} | {'vs 1 worker':>11} | "
+              f"{'commits':>7} | {'retried':>7} | {'krow cores':>10} | {'server cores':>12} |")
+        print(f"|{'-' * 24}|{'-' * 24}|{'-' * 8}:|{'-' * 7}:|{'-' * 9}:|{'-' * 12}:|{'-' * 8}:|{'-' * 8}:|"
+              f"{'-' * 11}:|{'-' * 13}:|")
         for r in results["workers"]:
+            one = next(o["msgs_per_s"] for o in results["workers"] if o["workers"] == 1 and o["engine"] == r["engine"])
             how = "one bounded krow sync" if r["workers"] == 0 else f"{r['workers']} worker(s)"
-            print(f"| {how:<26} | {r['start_s']:>7.2f} | {r['copy_s']:>6.2f} | {r['msgs_per_s']:>8} | "
-                  f"{r['msgs_per_s'] / one:>11.2f} | {r['krow_cores']:>10.2f} | {r['server_cores']:>12.2f} |")
+            print(f"| {r['engine']:<22} | {how:<22} | {r['start_s']:>7.2f} | {r['copy_s']:>6.2f} | {r['msgs_per_s']:>8} | "
+                  f"{r['msgs_per_s'] / one:>11.2f} | {r['commits']:>7} | {r['retries']:>7} | {r['krow_cores']:>10.2f} | "
+                  f"{r['server_cores']:>12.2f} |")
         print("(start: from the processes' start to the first commit; msg/s over the copy, first commit to last; "
-              "cores: CPU over the whole run)")
+              "retried: transactions tried again, on BigQuery those a concurrent one aborted; "
+              "cores: CPU over the whole run; server: PostgreSQL's)")
         p = results["pause"]
         print(f"\nLongest stall of any partition's committed position, 3 workers at 5,000 msg/s: a 4th joins "
               f"{p['join_stall_s']} s; one killed (not restarted) {p['death_stall_s']} s "

@@ -113,8 +113,10 @@ class SyncCommand final : public Command {
                       caps.engine +
                           " takes no workers (--worker-id): " + caps.single_writer_reason +
                           ". Run one `krow sync --follow` without --worker-id, or give the sync "
-                          "a server warehouse that takes several writers (PostgreSQL: "
-                          "warehouse.type: postgres; docs/workers.md)");
+                          "a server warehouse that takes several writers (" +
+                          engines_that(
+                              [](const WarehouseCapabilities& c) { return c.concurrent_writers; }) +
+                          "; docs/workers.md)");
         options.worker_id = worker_id_;
       }
     } else if (!worker_id_.empty()) {

@@ -54,13 +54,13 @@ std::string engines_that(const std::function<bool(const WarehouseCapabilities&)>
 }
 
 std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id,
-                                          OpenMode mode) {
+                                          OpenMode mode, const std::string& worker_id) {
   const auto& engine = engine_of(config.type);
   // The command refuses --worker-id first, with its reason; this keeps an adapter from ever
   // being opened in a mode it does not implement.
   if (mode == OpenMode::worker && !engine.capabilities.concurrent_writers)
     throw Error(ErrorClass::config, engine.capabilities.engine + " takes no workers");
-  return engine.open(config, sync_id, mode);
+  return engine.open(config, sync_id, mode, worker_id);
 }
 
 WarehouseCheckup check_warehouse(const WarehouseConfig& config, const std::string& sync_id,

@@ -36,9 +36,9 @@ std::string engines_that(const std::function<bool(const WarehouseCapabilities&)>
 // syncs of one sync ID never run at once (throws transient, try again later, naming the
 // holder; a holder that is gone is waited for, up to warehouse.retry_timeout), and creates
 // krow's state tables. A read-only open of a warehouse krow never wrote answers with no
-// state.
+// state. OpenMode::worker takes the worker's ID (--worker-id).
 std::unique_ptr<Warehouse> open_warehouse(const WarehouseConfig& config, const std::string& sync_id,
-                                          OpenMode mode);
+                                          OpenMode mode, const std::string& worker_id = {});
 
 // `krow doctor`'s checks of the manifest's warehouse: can krow open (or create) it and
 // write there. Writes nothing and takes no lock; waits at most `timeout` for a server.

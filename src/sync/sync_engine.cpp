@@ -74,6 +74,9 @@ class SyncRun : Session::Listener {
  private:
   // Connects, checks the cluster, plans, and makes the tables ready (sync/table_preparation).
   void prepare(kafka::Client& client);
+  // A sync without --worker-id, of an engine that takes workers: refused (transient) while
+  // the workers' group has members, as their partitions are theirs.
+  void refuse_beside_workers(kafka::Client& client);
   // What each selected partition reads in this run, and from where; takes them all
   // (StateStore::take), so that every commit is fenced on this run's epochs.
   std::vector<Session::Assignment> assignments();
@@ -185,7 +188,7 @@ SyncResult SyncRun::run() {
   // first, as before any run can be recorded.
   auto opening = std::async(std::launch::async, [this] {
     return open_warehouse(manifest_.warehouse, manifest_.name,
-                          worker() ? OpenMode::worker : OpenMode::write);
+                          worker() ? OpenMode::worker : OpenMode::write, options_.worker_id);
   });
   kafka::Client client(manifest_.source, kafka::ClientOptions{.verbose = options_.verbose});
   std::exception_ptr connect_error;
@@ -261,6 +264,29 @@ void SyncRun::record() {
                                       tables_, schemas_ ? schemas_->registry_requests() : 0);
 }
 
+void SyncRun::refuse_beside_workers(kafka::Client& client) {
+  if (!warehouse_capabilities(manifest_.warehouse.type).concurrent_writers) return;
+  const auto group = "krow-" + manifest_.name + ".workers";
+  std::vector<kafka::GroupMemberView> members;
+  try {
+    members = kafka::describe_group(client, group, std::chrono::seconds(10));
+  } catch (const Error& e) {
+    // Not allowed to describe it, or no answer: the warehouse's own lock is what is left.
+    if (options_.verbose)
+      std::fprintf(stderr, "krow: note: could not look for workers of this sync (%s)\n", e.what());
+    return;
+  }
+  if (members.empty()) return;
+  std::string ids;
+  for (const auto& m : members)
+    ids += (ids.empty() ? "" : ", ") + (m.instance_id.empty() ? m.member_id : m.instance_id);
+  throw Error(
+      ErrorClass::transient,
+      "workers of sync '" + manifest_.name + "' are running (consumer group " + group + ": " + ids +
+          "); a sync without --worker-id runs once they have stopped (exit code 75: try again "
+          "later). Run every process of a sync with --worker-id, or none");
+}
+
 void SyncRun::prepare(kafka::Client& client) {
   kafka::Cluster cluster(client, std::chrono::seconds(30), std::chrono::seconds(manifest_.source.retry_timeout_s));
   if (!manifest_.bound_cluster_id.empty()) {
@@ -270,8 +296,7 @@ void SyncRun::prepare(kafka::Client& client) {
                                              manifest_.bound_cluster_id + ", but its bootstrap servers now answer as "
                                              "cluster " + id + "; refusing to mix clusters in one sync");
   }
-  // A full resync re-reads every partition to its last stable offset: a bound would stop
-  // it short and leave positions behind where they were.
+  if (!worker()) refuse_beside_workers(client);
   // A worker holds the sync's lock while it plans and prepares the tables, and only then: the
   // others wait for it; their commits are kept apart by the epoch fence, not by the lock.
   struct Unlock {

@@ -30,9 +30,10 @@ struct Engine {
   // adapter shares (read by the manifest). Throws Error(config) naming file, line and key.
   std::shared_ptr<const AdapterSettings> (*parse_settings)(const Section& section,
                                                            const std::vector<std::string>& common);
-  // Opens the warehouse (Warehouse's constructor contract: engines/engines.hpp open_warehouse).
+  // Opens the warehouse (Warehouse's constructor contract: engines/engines.hpp open_warehouse);
+  // `worker_id` is set with OpenMode::worker only.
   std::unique_ptr<Warehouse> (*open)(const WarehouseConfig& config, const std::string& sync_id,
-                                     OpenMode mode);
+                                     OpenMode mode, const std::string& worker_id);
   // `krow doctor`'s checks: writes nothing, takes no lock, waits at most `timeout` for a
   // server; a failure is a failed check naming the fix, never an exception.
   WarehouseCheckup (*check)(const WarehouseConfig& config, const std::string& sync_id,

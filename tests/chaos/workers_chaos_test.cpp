@@ -1,8 +1,8 @@
-// Fault injection for workers (docs/workers.md) into PostgreSQL, under steady production into
-// a topic of 24 partitions: workers killed with SIGKILL and restarted (at once, within the
-// session timeout, or after it), a worker added and one removed; a "zombie" worker frozen
-// with SIGSTOP past its session timeout while the group gives its partitions to the others and
-// they commit past it, then woken; the broker and the PostgreSQL server restarted under
+// Fault injection for workers (docs/workers.md) into PostgreSQL and the BigQuery emulator,
+// under steady production into a topic of 24 partitions: workers killed with SIGKILL and restarted
+// (at once, within the session timeout, or after it), a worker added and one removed; a "zombie"
+// worker frozen with SIGSTOP past its session timeout while the group gives its partitions to the
+// others and they commit past it, then woken; the broker and the warehouse server restarted under
 // running workers. After each, every message is in the table exactly once and equal to what
 // an independent consumer reads.
 
@@ -23,10 +23,14 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-class WorkersChaos : public WithWorkers<Chaos> {
+class WorkersChaos : public WithWorkers<Chaos>, public ::testing::WithParamInterface<std::string> {
  protected:
   static constexpr int kPartitions = 24;
-  std::string engine() const override { return "postgres"; }
+  std::string engine() const override { return GetParam(); }
+  // The engine's name in the scenarios' rows.
+  std::string on() const {
+    return GetParam() == "postgres" ? " into PostgreSQL" : " into the BigQuery emulator";
+  }
 
   void SetUp() override {
     WithWorkers<Chaos>::SetUp();
@@ -78,7 +82,7 @@ class WorkersChaos : public WithWorkers<Chaos> {
   std::string topic_, manifest_;
 };
 
-TEST_F(WorkersChaos, WorkersKilledAndRestartedAddedAndRemovedUnderSteadyProduction) {
+TEST_P(WorkersChaos, WorkersKilledAndRestartedAddedAndRemovedUnderSteadyProduction) {
   const int kills = scaled(6, 30);
   SteadyProducer producer(bootstrap_, topic_, {}, 100, milliseconds(50));
   start_three();
@@ -105,11 +109,11 @@ TEST_F(WorkersChaos, WorkersKilledAndRestartedAddedAndRemovedUnderSteadyProducti
   const auto t = finish(producer);
   expect_exact(t);
   report("kill -9 of one of 3 workers (24 partitions, " + std::to_string(late) +
-             " restarted after the session timeout), a 4th added and removed",
+             " restarted after the session timeout), a 4th added and removed" + on(),
          kills, t);
 }
 
-TEST_F(WorkersChaos, AZombieWorkerWokenAfterItsPartitionsMovedWritesNothing) {
+TEST_P(WorkersChaos, AZombieWorkerWokenAfterItsPartitionsMovedWritesNothing) {
   const int rounds = scaled(1, 3);
   SteadyProducer producer(bootstrap_, topic_, {}, 100, milliseconds(50));
   start_three();
@@ -167,11 +171,12 @@ TEST_F(WorkersChaos, AZombieWorkerWokenAfterItsPartitionsMovedWritesNothing) {
   expect_exact(t);
   report(
       "a worker frozen past its session timeout, its partitions moved and committed past, woken (" +
-          std::to_string(fenced) + " fenced at commit, " + std::to_string(dropped) + " told lost)",
+          std::to_string(fenced) + " fenced at commit, " + std::to_string(dropped) + " told lost)" +
+          on(),
       rounds, t);
 }
 
-TEST_F(WorkersChaos, BrokerAndWarehouseServerRestartedUnderRunningWorkers) {
+TEST_P(WorkersChaos, BrokerAndWarehouseServerRestartedUnderRunningWorkers) {
   const int rounds = scaled(1, 3);
   auto service = [&](const char* script, const char* command) {
     return std::system(
@@ -182,7 +187,8 @@ TEST_F(WorkersChaos, BrokerAndWarehouseServerRestartedUnderRunningWorkers) {
   start_three();
   int restarts = 0;
   for (int round = 0; round < rounds; ++round) {
-    for (const char* script : {"kafka.sh", "postgres.sh"}) {
+    for (const char* script :
+         {"kafka.sh", GetParam() == "postgres" ? "postgres.sh" : "bigquery.sh"}) {
       std::this_thread::sleep_for(seconds(3));
       int64_t rows = -1;
       ASSERT_TRUE(eventually([&] { return (rows = rows_in(topic_)) >= 0; }, seconds(30)));
@@ -198,8 +204,14 @@ TEST_F(WorkersChaos, BrokerAndWarehouseServerRestartedUnderRunningWorkers) {
   }
   const auto t = finish(producer);
   expect_exact(t);
-  report("broker and PostgreSQL server each restarted under 3 running workers", restarts, t);
+  report(std::string("broker and ") +
+             (GetParam() == "postgres" ? "PostgreSQL server" : "BigQuery emulator") +
+             " each restarted under 3 running workers",
+         restarts, t);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, WorkersChaos, ::testing::Values("postgres", "bigquery"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace krow::testkit

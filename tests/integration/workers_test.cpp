@@ -110,7 +110,8 @@ TEST_P(Workers, AWorkerKilledAndRestartedWithinTheSessionTimeoutGetsItsPartition
 
 // A partition taken in the warehouse by a process the group does not count (a worker that was
 // paused, woken before it heard that its partitions moved, takes them again as it restarts
-// reading: the state this test sets up directly, as that race cannot be produced on demand).
+// reading: the state this test sets up directly, Probe::take_partition, as that race cannot be
+// produced on demand).
 // The worker whose commit is refused drops that partition and goes on with the others without
 // taking them again, and takes it back once the group still gives it to it after twice the
 // session timeout: no partition stays unread, nothing is lost or doubled.
@@ -128,8 +129,7 @@ TEST_P(Workers, AWorkerRefusedOnePartitionGoesOnWithTheOthersAndTakesItBackIfThe
   for (int p = 0; p < partitions; ++p) epochs[p] = probe().epoch(topic, p);
   ASSERT_TRUE(epochs[0].has_value());
 
-  probe().execute("UPDATE _krow.positions SET epoch = epoch + 1 WHERE topic = '" + topic +
-                  "' AND kafka_partition = 0");
+  probe().take_partition(topic, 0);
   const auto before = err_of("w1").size();
   produce(topic, 400, 400);
   ASSERT_TRUE(eventually(

@@ -227,7 +227,7 @@ EngineTraits bigquery() {
   e.name = "bigquery";
   e.display_name = "BigQuery";
   e.typed_tables = false;
-  e.concurrent_writers = false;
+  e.concurrent_writers = true;
   e.catalog_types = {{Logical::boolean, "BOOL"},        {Logical::int32, "INT64"},
                      {Logical::int64, "INT64"},         {Logical::text, "STRING"},
                      {Logical::timestamp, "TIMESTAMP"}, {Logical::json, "JSON"}};

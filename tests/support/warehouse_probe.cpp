@@ -144,6 +144,11 @@ class DuckDBProbe : public Probe {
     return epoch_of(run("SELECT epoch FROM _krow.positions WHERE topic = " + literal(topic) +
                         " AND kafka_partition = " + std::to_string(partition)));
   }
+  void take_partition(const std::string& topic, int32_t partition) override {
+    krow::testkit::execute(
+        path_, "UPDATE _krow.positions SET epoch = epoch + 1 WHERE topic = " + literal(topic) +
+                   " AND kafka_partition = " + std::to_string(partition));
+  }
   void make_positions_table_old() override {
     krow::testkit::execute(
         path_,
@@ -243,6 +248,12 @@ class PostgresProbe : public Probe {
         "SELECT epoch FROM _krow.positions WHERE topic = $1 AND kafka_partition = $2::int",
         {topic, std::to_string(partition)}));
   }
+  void take_partition(const std::string& topic, int32_t partition) override {
+    db_.query(
+        "UPDATE _krow.positions SET epoch = epoch + 1 WHERE topic = $1 AND kafka_partition = "
+        "$2::int",
+        {topic, std::to_string(partition)});
+  }
   void make_positions_table_old() override {
     db_.exec(
         "BEGIN; "
@@ -340,9 +351,29 @@ class BigQueryProbe : public Probe {
   void execute(const std::string& sql) override { bq_.query(sql); }
   std::vector<StoredPosition> positions(const std::string& schema) override {
     if (!bq_.has_table(kState, "positions")) return {};
-    return to_positions(bq_.query("SELECT topic, topic_id, kafka_partition, next_offset FROM " + state("positions") +
-                                  (schema.empty() ? std::string() : " WHERE warehouse_schema = " + literal(schema)) +
-                                  " ORDER BY topic, kafka_partition"));
+    const std::string where =
+        schema.empty() ? std::string() : " WHERE warehouse_schema = " + literal(schema);
+    QueryResult listed;
+    try {
+      listed = bq_.query(
+          "SELECT topic, topic_id, kafka_partition, next_offset, holder_table, epoch FROM " +
+          state("positions") + where + " ORDER BY topic, kafka_partition");
+    } catch (const std::exception&) {  // a positions table of krows before workers
+      return to_positions(bq_.query("SELECT topic, topic_id, kafka_partition, next_offset FROM " +
+                                    state("positions") + where +
+                                    " ORDER BY topic, kafka_partition"));
+    }
+    // A partition a worker holds has its live position in that worker's table, while the
+    // epoch there is the one in `positions` (docs/workers.md).
+    for (auto& row : listed.rows) {
+      if (!row[4]) continue;
+      const auto held = bq_.query("SELECT next_offset FROM " + state(*row[4]) +
+                                  " WHERE topic_id = " + literal(row[1].value_or("")) +
+                                  " AND kafka_partition = " + row[2].value_or("-1") +
+                                  " AND epoch = " + row[5].value_or("-1"));
+      if (!held.rows.empty()) row[3] = held.rows[0][0];
+    }
+    return to_positions(listed);
   }
   std::vector<StoredTable> tables() override {
     if (!bq_.has_table(kState, "tables")) return {};
@@ -364,6 +395,20 @@ class BigQueryProbe : public Probe {
     return epoch_of(bq_.query("SELECT epoch FROM " + state("positions") +
                               " WHERE topic = " + literal(topic) +
                               " AND kafka_partition = " + std::to_string(partition)));
+  }
+  void take_partition(const std::string& topic, int32_t partition) override {
+    const auto where =
+        " WHERE topic = " + literal(topic) + " AND kafka_partition = " + std::to_string(partition);
+    // The live position moves back into `positions` with the partition, as krow's take does.
+    const auto held = bq_.query("SELECT holder_table FROM " + state("positions") + where);
+    for (const auto& row : held.rows)
+      if (row[0]) {
+        bq_.query("UPDATE " + state("positions") + " SET next_offset = (SELECT next_offset FROM " +
+                  state(*row[0]) + where + ")" + where);
+        bq_.query("DELETE FROM " + state(*row[0]) + where);
+      }
+    bq_.query("UPDATE " + state("positions") + " SET epoch = epoch + 1, holder_table = NULL" +
+              where);
   }
   void make_positions_table_old() override {
     // DDL, so that the table's fields are the old ones as the tables API lists them too.

@@ -84,6 +84,10 @@ class Probe {
   virtual void set_position(const std::string& topic, int32_t partition, int64_t next_offset) = 0;
   // A partition's stored epoch (StateStore::take), of any sync: none without a row or an epoch.
   virtual std::optional<int64_t> epoch(const std::string& topic, int32_t partition) = 0;
+  // Takes a partition in krow's state as another process would (its epoch bumped; on BigQuery
+  // also its row taken from the table of the worker holding it), without any krow: the state
+  // a worker paused past its session timeout leaves when it takes partitions back on waking.
+  virtual void take_partition(const std::string& topic, int32_t partition) = 0;
   // Rewrites krow's positions table as krow versions before epochs made it (no epoch column,
   // next_offset NOT NULL, krow's role its owner), keeping its committed positions: the state an
   // upgrade of krow meets.

@@ -21,19 +21,17 @@ const Engine& bigquery_engine() {
                        .typed_columns = false,
                        .latest_by_key = false,
                        .names = {.max_identifier_bytes = 1024},
-                       // Its transactions meet concurrent ones only by failing: not yet.
-                       .concurrent_writers = false,
-                       .single_writer_reason =
-                           "its concurrent DML transactions on krow's positions table abort each "
-                           "other, so workers would mostly retry",
+                       // Each worker's commits mutate a positions table of its own
+                       // (bigquery_warehouse.hpp): they never abort each other.
+                       .concurrent_writers = true,
                        // Each table's rows of a batch are one load job; a project may run
                        // 100,000 a day (docs/warehouses/bigquery.md#quotas).
                        .daily_table_batches = 100000,
                        .daily_table_batch_cost = "one load job"},
       .parse_settings = parse_bigquery_settings,
-      .open = [](const WarehouseConfig& config, const std::string& sync_id,
-                 OpenMode mode) -> std::unique_ptr<Warehouse> {
-        return std::make_unique<BigQueryWarehouse>(config, sync_id, mode);
+      .open = [](const WarehouseConfig& config, const std::string& sync_id, OpenMode mode,
+                 const std::string& worker_id) -> std::unique_ptr<Warehouse> {
+        return std::make_unique<BigQueryWarehouse>(config, sync_id, mode, worker_id);
       },
       .check = [](const WarehouseConfig& config, const std::string&,
                   std::chrono::seconds timeout) { return check_bigquery(config, timeout); },

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <climits>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <thread>
 
 #include "contract/row_contract.hpp"
 #include "contract/state_tables.hpp"
@@ -188,8 +190,12 @@ std::vector<std::string> BigQueryWarehouse::evolution_sql(const std::string&,
   return {};  // no typed columns on BigQuery yet, so nothing to evolve
 }
 
-BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode)
-    : config_(config), settings_(config.settings_as<BigQuerySettings>()), sync_id_(sync_id), mode_(mode) {
+BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id,
+                                     OpenMode mode, const std::string& worker_id)
+    : config_(config),
+      settings_(config.settings_as<BigQuerySettings>()),
+      sync_id_(sync_id),
+      mode_(mode) {
   client_ = std::make_unique<bigquery::Client>(settings_, config_.schema);
   const auto found = client_->dataset_location(config_.schema);
   location_ = found ? *found : settings_.location;
@@ -197,12 +203,24 @@ BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::s
   load_dataset_ = "_krow_loads_" + location_suffix(location_);
   holder_ = this_host() + "/" + std::to_string(getpid()) + "/" + std::to_string(std::random_device{}());
   dataset_exists_ = found.has_value();  // otherwise made with the first table (create_new_table)
-  if (mode_ == OpenMode::write) {
+  if (mode_ == OpenMode::worker) {
+    char name[32];
+    std::snprintf(name, sizeof name, "worker_%08x%08x", fnv1a(config_.schema + '\n' + sync_id_),
+                  fnv1a(worker_id));
+    worker_table_ = name;
+    // Workers start together: making a dataset or table that another made is fine, so no
+    // lease is needed here (the lease lives in one of those tables).
+    create_state();
+    has_state_ = true;
+  } else if (mode_ == OpenMode::write) {
     create_state();
     has_state_ = true;
     take_lease();
   } else {
-    has_state_ = client_->table_fields(state_dataset_, "positions").has_value();
+    const auto fields = client_->table_fields(state_dataset_, "positions");
+    has_state_ = fields.has_value();
+    holder_column_ =
+        fields && std::find(fields->begin(), fields->end(), "holder_table") != fields->end();
   }
 }
 
@@ -248,11 +266,26 @@ void BigQueryWarehouse::create_state() {
     client_->create_table(state_dataset_, std::string(t->name), {std::move(fields)});
   }
   upgrade_positions();
+  holder_column_ = true;
+  if (!worker_table_.empty() && !client_->table_fields(state_dataset_, worker_table_))
+    client_->create_table(state_dataset_, worker_table_,
+                          {{{"topic", "STRING", true},
+                            {"topic_id", "STRING", true},
+                            {"kafka_partition", "INT64", true},
+                            {"epoch", "INT64", true},
+                            {"next_offset", "INT64", false},
+                            {"updated_at", "TIMESTAMP", true}}});
 }
 
 void BigQueryWarehouse::upgrade_positions() {
   const auto fields = client_->table_fields(state_dataset_, "positions");
-  if (!fields || std::find(fields->begin(), fields->end(), "epoch") != fields->end()) return;
+  if (!fields) return;
+  // The table of the worker holding a partition (workers, above), for krows that know workers.
+  if (std::find(fields->begin(), fields->end(), "holder_table") == fields->end())
+    client_->query(
+        "ALTER TABLE " + state_table("positions") + " ADD COLUMN IF NOT EXISTS holder_table STRING",
+        {}, location_, "upgrading krow's positions table");
+  if (std::find(fields->begin(), fields->end(), "epoch") != fields->end()) return;
   // DDL takes no transaction; both statements are idempotent, so a run stopped between them
   // finishes the upgrade next time.
   const auto positions = state_table("positions");
@@ -306,6 +339,43 @@ void BigQueryWarehouse::take_lease() {
   leased_ = true;
 }
 
+void BigQueryWarehouse::lock_sync(std::chrono::milliseconds wait) {
+  if (leased_) return;
+  const auto started = std::chrono::steady_clock::now();
+  bool said = false;
+  for (;;) {
+    try {
+      take_lease();
+      return;
+    } catch (const Error& e) {
+      if (e.error_class() != ErrorClass::transient) throw;
+      const auto waited = std::chrono::steady_clock::now() - started;
+      if (waited >= wait)
+        throw Error(
+            ErrorClass::transient,
+            std::string(e.what()) + " (waited " +
+                std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
+                " s, warehouse.retry_timeout, for it to prepare the tables)");
+      if (!said && waited > std::chrono::seconds(1)) {
+        said = true;
+        std::fprintf(
+            stderr,
+            "krow: note: another worker of sync '%s' is preparing the tables; waiting for it\n",
+            sync_id_.c_str());
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+void BigQueryWarehouse::unlock_sync() noexcept {
+  try {
+    release_lease();
+  } catch (const std::exception&) {
+    // It expires, or the next worker on this host takes it over.
+  }
+}
+
 void BigQueryWarehouse::release_lease() {
   if (!leased_) return;
   leased_ = false;
@@ -321,16 +391,74 @@ void BigQueryWarehouse::transaction(const std::string& statements, const char* d
 std::vector<Position> BigQueryWarehouse::positions(const std::string& sync_id) {
   std::vector<Position> out;
   if (!has_state_) return out;
+  for (const auto& s : stored_partitions(sync_id))
+    if (s.next) out.push_back({s.topic, s.topic_id, s.partition, *s.next});
+  return out;
+}
+
+namespace {
+// A holder table's name as krow makes them (worker_ and 16 hex digits): anything else read
+// from `positions` is refused before it is spliced into SQL.
+bool worker_table_name(const std::string& name) {
+  if (name.size() != 23 || name.rfind("worker_", 0) != 0) return false;
+  return std::all_of(name.begin() + 7, name.end(),
+                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+}  // namespace
+
+std::vector<BigQueryWarehouse::StoredPartition> BigQueryWarehouse::stored_partitions(
+    const std::string& sync_id) {
+  std::vector<StoredPartition> out;
+  if (!has_state_) return out;
   auto p = params();
   p[0].value = sync_id;
   const auto r = client_->query(
-      "SELECT topic, topic_id, kafka_partition, next_offset FROM " + state_table("positions") +
-          " WHERE sync_id = @sync_id AND warehouse_schema = @schema AND next_offset IS NOT NULL",
+      "SELECT topic, topic_id, kafka_partition, COALESCE(epoch, 0), next_offset, " +
+          std::string(holder_column_ ? "holder_table" : "CAST(NULL AS STRING)") + " FROM " +
+          state_table("positions") + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
       p, location_, "reading positions");
-  for (const auto& row : r.rows)
-    out.push_back({row[0].value_or(""), TopicId(row[1].value_or("")),
-                   Partition(static_cast<int32_t>(bigquery::integer_cell(row[2], "a partition"))),
-                   Offset(bigquery::integer_cell(row[3], "a position"))});
+  std::vector<std::string> holders;
+  for (const auto& row : r.rows) {
+    StoredPartition s;
+    s.topic = row[0].value_or("");
+    s.topic_id = TopicId(row[1].value_or(""));
+    s.partition = Partition(static_cast<int32_t>(bigquery::integer_cell(row[2], "a partition")));
+    s.epoch = Epoch(bigquery::integer_cell(row[3], "an epoch"));
+    if (row[4]) s.listed_next = Offset(bigquery::integer_cell(row[4], "a position"));
+    s.next = s.listed_next;
+    s.holder_table = row[5].value_or("");
+    if (!s.holder_table.empty()) {
+      if (!worker_table_name(s.holder_table))
+        throw Error(ErrorClass::fatal_run,
+                    "krow's positions table in " + describe() + " names '" + s.holder_table +
+                        "' as the table holding partition " + std::to_string(s.partition.value()) +
+                        " of " + s.topic +
+                        ", which is no table krow makes: was it edited by hand?");
+      if (std::find(holders.begin(), holders.end(), s.holder_table) == holders.end())
+        holders.push_back(s.holder_table);
+    }
+    out.push_back(std::move(s));
+  }
+  if (holders.empty()) return out;
+  // Every holder's rows in one query.
+  std::string sql;
+  for (const auto& h : holders)
+    sql += std::string(sql.empty() ? "" : " UNION ALL ") + "SELECT " + literal(h) +
+           " AS holder, topic_id, kafka_partition, epoch, next_offset FROM " + state_table(h);
+  const auto held = client_->query(sql, {}, location_, "reading the workers' positions");
+  for (const auto& row : held.rows) {
+    const std::string holder = row[0].value_or(""), topic_id = row[1].value_or("");
+    const auto partition = bigquery::integer_cell(row[2], "a partition");
+    for (auto& s : out)
+      if (s.holder_table == holder && s.topic_id.str() == topic_id &&
+          s.partition.value() == partition) {
+        s.held_row = true;
+        s.held_epoch = Epoch(bigquery::integer_cell(row[3], "an epoch"));
+        if (row[4]) s.held_next = Offset(bigquery::integer_cell(row[4], "a position"));
+        // The holder's row is the live position while it holds the partition's epoch.
+        if (s.held_epoch == s.epoch) s.next = s.held_next;
+      }
+  }
   return out;
 }
 
@@ -339,41 +467,60 @@ std::vector<PartitionClaim> BigQueryWarehouse::take(const std::string& sync_id,
   std::vector<PartitionClaim> out;
   if (partitions.empty()) return out;
   const auto positions = state_table("positions");
-  auto p = params();
-  p[0].value = sync_id;
   const std::string mine =
       "p.sync_id = " + literal(sync_id) + " AND p.warehouse_schema = " + literal(config_.schema);
-  // A compare-and-set: the epochs are read, then bumped in a transaction that first checks
-  // they are still the ones read. Of two takes at once, the later one's check fails (or
-  // BigQuery aborts it for the other's concurrent update): it reads again and bumps again.
+  auto same = [](const std::string& topic_id, Partition partition) {
+    return "(p.topic_id = " + literal(topic_id) +
+           " AND p.kafka_partition = " + std::to_string(partition.value()) + ")";
+  };
+  auto value = [](const std::optional<Offset>& o) {
+    return o ? std::to_string(o->value()) : std::string("NULL");
+  };
+  // A compare-and-set: the epochs (and the holders' rows) are read, then bumped in a
+  // transaction that first checks they are still the ones read. Of two takes at once, the
+  // later one's check fails (or BigQuery aborts it for the other's concurrent update): it
+  // reads again and bumps again.
   for (int attempt = 1;; ++attempt) {
-    const auto r =
-        client_->query("SELECT topic_id, kafka_partition, COALESCE(epoch, 0), next_offset FROM " +
-                           positions + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
-                       p, location_, "reading the epochs of partitions");
+    const auto stored = stored_partitions(sync_id);
     out.clear();
     std::string known, fresh;
     size_t known_count = 0;
+    // The holders' tables the partitions leave: the rows read there, to check and delete.
+    std::map<std::string, std::pair<std::string, std::string>> left;  // table → (rows, matches)
+    std::map<std::string, size_t> left_rows;
     for (const auto& k : partitions) {
       PartitionClaim c{k, Epoch(1), std::nullopt};
-      bool found = false;
-      for (const auto& row : r.rows) {
-        if (row[0].value_or("") != k.topic_id.str() ||
-            bigquery::integer_cell(row[1], "a partition") != k.partition.value())
-          continue;
-        found = true;
-        c.epoch = Epoch(bigquery::integer_cell(row[2], "an epoch") + 1);
-        if (row[3]) c.position = Offset(bigquery::integer_cell(row[3], "a position"));
+      const StoredPartition* found = nullptr;
+      for (const auto& s : stored)
+        if (s.topic_id == k.topic_id && s.partition == k.partition) found = &s;
+      if (found) {
+        c.epoch = Epoch(found->epoch.value() + 1);
+        c.position = found->next;
+        if (!found->holder_table.empty()) {
+          auto& [rows, matches] = left[found->holder_table];
+          rows += (rows.empty() ? "" : " OR ") + same(k.topic_id.str(), k.partition);
+          if (found->held_row) {
+            ++left_rows[found->holder_table];
+            matches += (matches.empty() ? "" : " OR ") + std::string("(") +
+                       same(k.topic_id.str(), k.partition) +
+                       " AND p.epoch = " + std::to_string(found->held_epoch.value()) +
+                       " AND p.next_offset IS NOT DISTINCT FROM " + value(found->held_next) + ")";
+          } else {
+            left_rows[found->holder_table] += 0;
+          }
+        }
       }
       std::string& list = found ? known : fresh;
       list += list.empty() ? "(" : ", (";
       list += literal(k.topic_id.str()) + ", " + std::to_string(k.partition.value()) + ", " +
-              std::to_string(c.epoch.value()) + ", " + literal(k.topic) + ")";
-      known_count += found;
+              std::to_string(c.epoch.value()) + ", " + literal(k.topic) + ", " + value(c.position) +
+              ")";
+      known_count += found != nullptr;
       out.push_back(std::move(c));
     }
     auto unnest = [](const std::string& list) {
-      return "UNNEST([STRUCT<topic_id STRING, kafka_partition INT64, epoch INT64, topic STRING>" +
+      return "UNNEST([STRUCT<topic_id STRING, kafka_partition INT64, epoch INT64, topic STRING, "
+             "next_offset INT64>" +
              list + "]) AS m";
     };
     std::string check = "FALSE";
@@ -387,18 +534,48 @@ std::vector<PartitionClaim> BigQueryWarehouse::take(const std::string& sync_id,
       check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(fresh) +
                " ON p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition WHERE " +
                mine + ") <> 0";
+    for (const auto& [table, rows] : left) {
+      const auto n = std::to_string(left_rows[table]);
+      check += " OR (SELECT COUNT(*) FROM " + state_table(table) + " AS p WHERE " + rows.first +
+               ") <> " + n;
+      if (!rows.second.empty())
+        check += " OR (SELECT COUNT(*) FROM " + state_table(table) + " AS p WHERE " + rows.second +
+                 ") <> " + n;
+    }
     std::string sql = "SELECT IF(" + check + ", ERROR('" + std::string(bigquery::kFenceMarker) +
                       " another krow took partitions of this sync at the same time'), 0);\n";
+    // The previous holders lose their rows: their commits in flight meet this transaction
+    // (BigQuery lets only one of two mutating the same table commit), later ones find no row.
+    for (const auto& [table, rows] : left)
+      sql += "DELETE FROM " + state_table(table) + " AS p WHERE " + rows.first + ";\n";
+    const std::string holder =
+        worker_table_.empty() ? "CAST(NULL AS STRING)" : literal(worker_table_);
     if (!known.empty())
-      sql += "UPDATE " + positions + " AS p SET epoch = m.epoch FROM " + unnest(known) + " WHERE " +
-             mine + " AND p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition;\n";
+      sql += "UPDATE " + positions + " AS p SET epoch = m.epoch, next_offset = m.next_offset, " +
+             std::string(holder_column_ ? "holder_table = " + holder + ", " : "") +
+             "updated_at = CURRENT_TIMESTAMP() FROM " + unnest(known) + " WHERE " + mine +
+             " AND p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition;\n";
     if (!fresh.empty())
       sql += "INSERT INTO " + positions +
              " (sync_id, warehouse_schema, topic, topic_id, kafka_partition, "
-             "next_offset, updated_at, epoch) SELECT " +
-             literal(sync_id) + ", " + literal(config_.schema) +
-             ", m.topic, m.topic_id, m.kafka_partition, NULL, CURRENT_TIMESTAMP(), m.epoch FROM " +
-             unnest(fresh) + ";\n";
+             "next_offset, updated_at, epoch" +
+             std::string(holder_column_ ? ", holder_table" : "") + ") SELECT " + literal(sync_id) +
+             ", " + literal(config_.schema) +
+             ", m.topic, m.topic_id, m.kafka_partition, NULL, CURRENT_TIMESTAMP(), m.epoch" +
+             (holder_column_ ? ", " + holder : std::string()) + " FROM " + unnest(fresh) + ";\n";
+    if (!worker_table_.empty()) {
+      // This worker's own rows: from now on its commits move these.
+      std::string rows;
+      for (const auto& k : partitions)
+        rows += (rows.empty() ? "" : " OR ") + same(k.topic_id.str(), k.partition);
+      if (!left.count(worker_table_))
+        sql += "DELETE FROM " + state_table(worker_table_) + " AS p WHERE " + rows + ";\n";
+      sql += "INSERT INTO " + state_table(worker_table_) +
+             " (topic, topic_id, kafka_partition, epoch, next_offset, updated_at) SELECT m.topic, "
+             "m.topic_id, "
+             "m.kafka_partition, m.epoch, m.next_offset, CURRENT_TIMESTAMP() FROM " +
+             unnest(known + (known.empty() || fresh.empty() ? "" : ", ") + fresh) + ";\n";
+    }
     try {
       transaction(sql, "taking partitions");
       return out;
@@ -416,18 +593,9 @@ void BigQueryWarehouse::fenced_transaction(const std::string& statements,
   } catch (const Error& e) {
     if (e.error_class() != ErrorClass::conflict || moves.empty()) throw;
     // Which fence failed: an epoch says another worker took a partition.
-    const auto r = client_->query(
-        "SELECT topic_id, kafka_partition, COALESCE(epoch, 0), next_offset FROM " +
-            state_table("positions") + " WHERE sync_id = @sync_id AND warehouse_schema = @schema",
-        params(), location_, "reading the stored epochs");
     std::vector<StoredFence> stored;
-    for (const auto& row : r.rows)
-      stored.push_back(
-          {TopicId(row[0].value_or("")),
-           Partition(static_cast<int32_t>(bigquery::integer_cell(row[1], "a partition"))),
-           Epoch(bigquery::integer_cell(row[2], "an epoch")),
-           row[3] ? std::optional<Offset>(Offset(bigquery::integer_cell(row[3], "a position")))
-                  : std::nullopt});
+    for (const auto& s : stored_partitions(sync_id_))
+      stored.push_back({s.topic_id, s.partition, s.epoch, s.next});
     if (auto conflict = epoch_conflict(sync_id_, describe(), moves, stored)) throw *conflict;
     throw;
   }
@@ -605,6 +773,23 @@ std::string BigQueryWarehouse::fence_and_move(const std::vector<PositionMove>& m
   const std::string mine = "p.sync_id = " + literal(sync_id_) + " AND p.warehouse_schema = " + literal(config_.schema);
   const std::string holder = literal(holder_);
   const std::string same = "p.topic_id = m.topic_id AND p.kafka_partition = m.kafka_partition";
+  if (!worker_table_.empty()) {
+    // A worker moves its own rows only (every partition it commits was taken: none is fresh),
+    // and holds no lease while it writes.
+    const auto own = state_table(worker_table_);
+    const std::string all = moved + (moved.empty() || fresh.empty() ? "" : ", ") + fresh;
+    if (all.empty()) return {};
+    const auto count = std::to_string(moves.size());
+    return "SELECT IF((SELECT COUNT(*) FROM " + own + " AS p JOIN " + unnest(all) + " ON " + same +
+           " AND p.next_offset IS NOT DISTINCT FROM m.from_offset AND p.epoch = m.epoch) <> " +
+           count + ", ERROR('" + std::string(bigquery::kFenceMarker) +
+           " the stored positions of this worker are not the ones this write started from'), 0);\n"
+           "UPDATE " +
+           own +
+           " AS p SET next_offset = m.next_offset, topic = m.topic, updated_at = "
+           "CURRENT_TIMESTAMP() FROM " +
+           unnest(all) + " WHERE " + same + ";\n";
+  }
   std::string check = "(SELECT COUNT(*) FROM " + leases + " AS p WHERE " + mine + " AND p.holder = " + holder + ") <> 1";
   if (!moved.empty())
     check += " OR (SELECT COUNT(*) FROM " + positions + " AS p JOIN " + unnest(moved) + " ON " +
@@ -737,6 +922,52 @@ RowCount BigQueryWarehouse::count_rows(const std::string& sync_id, const std::st
     out.rows = bigquery::integer_cell(r.rows[0][0], "a row count");
     if (r.rows[0].size() > 1 && r.rows[0][1])
       out.newest_ms = bigquery::integer_cell(r.rows[0][1], "the newest timestamp");
+  }
+  return out;
+}
+
+void BigQueryWarehouse::record_worker(const WorkerRecord& w) {
+  auto p = params();
+  p[0].value = w.sync_id;
+  p.push_back({"worker_id", "STRING", w.worker_id});
+  p.push_back({"host", "STRING", w.host});
+  p.push_back({"pid", "INT64", std::to_string(w.pid)});
+  p.push_back({"partitions", "STRING", w.partitions});
+  // A statement of its own, not a transaction: BigQuery queues one that meets another
+  // worker's instead of aborting it.
+  client_->query("MERGE " + state_table("workers") +
+                     " AS t USING (SELECT @sync_id AS sync_id, @schema AS "
+                     "warehouse_schema, @worker_id AS worker_id) AS s ON t.sync_id = s.sync_id AND "
+                     "t.warehouse_schema = s.warehouse_schema AND t.worker_id = s.worker_id "
+                     "WHEN MATCHED THEN UPDATE SET host = @host, pid = @pid, partitions = "
+                     "@partitions, heartbeat_at = "
+                     "CURRENT_TIMESTAMP() WHEN NOT MATCHED THEN INSERT (sync_id, warehouse_schema, "
+                     "worker_id, host, pid, "
+                     "partitions, heartbeat_at) VALUES (@sync_id, @schema, @worker_id, @host, "
+                     "@pid, @partitions, "
+                     "CURRENT_TIMESTAMP())",
+                 p, location_, "recording a worker");
+}
+
+std::vector<WorkerRecord> BigQueryWarehouse::workers(const std::string& sync_id) {
+  std::vector<WorkerRecord> out;
+  if (!has_state_) return out;
+  auto p = params();
+  p[0].value = sync_id;
+  const auto r = client_->query(
+      "SELECT worker_id, host, pid, partitions, UNIX_MILLIS(heartbeat_at) FROM " +
+          state_table("workers") +
+          " WHERE sync_id = @sync_id AND warehouse_schema = @schema ORDER BY worker_id",
+      p, location_, "reading the workers");
+  for (const auto& row : r.rows) {
+    WorkerRecord w;
+    w.sync_id = sync_id;
+    w.worker_id = row[0].value_or("");
+    w.host = row[1].value_or("");
+    w.pid = row[2] ? bigquery::integer_cell(row[2], "a pid") : 0;
+    w.partitions = row[3].value_or("");
+    w.heartbeat_at_ms = row[4] ? bigquery::integer_cell(row[4], "a heartbeat") : 0;
+    out.push_back(std::move(w));
   }
   return out;
 }

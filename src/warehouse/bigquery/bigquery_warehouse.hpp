@@ -12,6 +12,16 @@
 // insertAll (streaming) is not used: its insertId deduplication is best effort, so a
 // retried request can store a row twice, and its rows cannot join a transaction.
 //
+// Workers (several processes of one sync, docs/workers.md): BigQuery aborts a transaction
+// that mutates a table another running transaction mutates, whatever rows each touches. So
+// that workers' commits never meet, each worker keeps the positions of the partitions it
+// holds in a table of its own (_krow_<location>.worker_<hash of schema, sync and worker ID>),
+// the only state table its commits mutate; `positions` then names that table
+// (holder_table) beside the partition's epoch. A take mutates `positions`, the old holder's
+// table (deleting the partition's row) and the taker's: it cannot commit beside a commit of
+// the partition's previous holder still in flight (one of the two is aborted and the take
+// is tried again), and once it has, that holder's commits find no row to move.
+//
 // krow's state (positions, table names, run records, the lease that keeps two syncs of one
 // sync ID apart) lives in the dataset _krow_<location>; load and staging tables in
 // _krow_loads_<location>, whose tables expire after a day if krow could not drop them.
@@ -37,7 +47,8 @@ namespace krow {
 
 class BigQueryWarehouse : public Warehouse {
  public:
-  BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode);
+  BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id, OpenMode mode,
+                    const std::string& worker_id);
   ~BigQueryWarehouse() override;
 
   std::string describe() const override { return settings_.describe(config_.schema); }
@@ -64,6 +75,11 @@ class BigQueryWarehouse : public Warehouse {
                       const std::vector<OffsetRange>& ranges) override;
   void record_run(const RunRecord& run) override;
   std::vector<RunRecord> runs(const std::string& sync_id, int limit) override;
+  void record_worker(const WorkerRecord& worker) override;
+  std::vector<WorkerRecord> workers(const std::string& sync_id) override;
+  // Workers: the sync's lease, held only while tables are prepared.
+  void lock_sync(std::chrono::milliseconds wait) override;
+  void unlock_sync() noexcept override;
 
  private:
   struct Loaded {
@@ -71,6 +87,20 @@ class BigQueryWarehouse : public Warehouse {
     std::string table;  // its load table, in the load dataset
   };
   void create_state();
+  // A partition's row in `positions`, with its position as its holder's table has it.
+  struct StoredPartition {
+    std::string topic;
+    TopicId topic_id;
+    Partition partition;
+    Epoch epoch;                        // 0 when the row has none
+    std::optional<Offset> next;         // the live position (none: taken, never committed)
+    std::string holder_table;           // a worker's table, or empty
+    std::optional<Offset> listed_next;  // next_offset in `positions` itself
+    bool held_row = false;              // the holder's table has the partition's row
+    std::optional<Offset> held_next;    // and that row's position
+    Epoch held_epoch;                   // and its epoch
+  };
+  std::vector<StoredPartition> stored_partitions(const std::string& sync_id);
   // Creates a row table (and the row tables' dataset when missing); one that exists is fine.
   void create_new_table(const std::string& table);
   // A SELECT that gives the `tables` row of (sync_id, topic, table), three SQL expressions,
@@ -111,7 +141,9 @@ class BigQueryWarehouse : public Warehouse {
   std::string state_dataset_;  // _krow_<location>
   std::string load_dataset_;   // _krow_loads_<location>
   std::string holder_;         // this process's lease holder ID
+  std::string worker_table_;   // a worker's own positions table, in the state dataset
   bool has_state_ = false;
+  bool holder_column_ = false;   // `positions` has holder_table (krows that know workers)
   bool dataset_exists_ = false;  // the row tables' dataset
   bool leased_ = false;
   uint64_t loads_ = 0;         // load tables made by this object, for unique names

@@ -21,8 +21,8 @@ const Engine& duckdb_engine() {
                        .single_writer_reason =
                            "a DuckDB file admits one writing process at a time"},
       .parse_settings = parse_duckdb_settings,
-      .open = [](const WarehouseConfig& config, const std::string& sync_id,
-                 OpenMode mode) -> std::unique_ptr<Warehouse> {
+      .open = [](const WarehouseConfig& config, const std::string& sync_id, OpenMode mode,
+                 const std::string&) -> std::unique_ptr<Warehouse> {
         return std::make_unique<DuckDBWarehouse>(config, sync_id, mode);
       },
       .check =

@@ -20,8 +20,8 @@ const Engine& postgres_engine() {
                        .names = {.max_identifier_bytes = 63},  // NAMEDATALEN - 1
                        .concurrent_writers = true},
       .parse_settings = parse_postgres_settings,
-      .open = [](const WarehouseConfig& config, const std::string& sync_id,
-                 OpenMode mode) -> std::unique_ptr<Warehouse> {
+      .open = [](const WarehouseConfig& config, const std::string& sync_id, OpenMode mode,
+                 const std::string&) -> std::unique_ptr<Warehouse> {
         return std::make_unique<PostgresWarehouse>(config, sync_id, mode);
       },
       .check = [](const WarehouseConfig& config, const std::string&,
