@@ -142,8 +142,8 @@ class Positions:
                     return None  # the sync has the file: it is writing a batch
                 rows = krow_sql_rows(r.stdout)
             return {int(p): int(o) for p, o in rows}
-        except (OSError, ValueError, common.urllib.error.URLError):
-            return None
+        except (OSError, ValueError, common.urllib.error.URLError, SystemExit):
+            return None  # SystemExit: a BigQuery query refused, as before the sync made the table
 
 
 class Watch:
@@ -296,7 +296,8 @@ def workers_throughput(args, wh, work: pathlib.Path, topic: str, count: int) -> 
     m = common.manifest(wh, work, name, topic, False, "batch:\n  max_wait: 500ms\n")
     err = work / f"{name}.err"
     watch = Watch(Positions(wh, work, name, name), 100)
-    pg0 = server_cpu_seconds("postgres")
+    server = "bqemulator" if isinstance(wh, common.BigQuery) else "postgres"
+    pg0 = server_cpu_seconds(server)
     t0 = time.time()
     if count == 0:
         _, _, usage = os.wait4(start(["sync", "-q", str(m)], err).pid, 0)
@@ -310,7 +311,7 @@ def workers_throughput(args, wh, work: pathlib.Path, topic: str, count: int) -> 
         while watch.total() < args.backlog and time.time() < deadline:
             time.sleep(0.05)
     wall = time.time() - t0
-    pg = server_cpu_seconds("postgres") - pg0
+    pg = server_cpu_seconds(server) - pg0
     if count:
         cpu = sum(stop(p) for p in procs)
     watch.stop()
@@ -474,7 +475,7 @@ def main() -> int:
                   f"{r['server_cores']:>12.2f} |")
         print("(start: from the processes' start to the first commit; msg/s over the copy, first commit to last; "
               "retried: transactions tried again, on BigQuery those a concurrent one aborted; "
-              "cores: CPU over the whole run; server: PostgreSQL's)")
+              "cores: CPU over the whole run; server: PostgreSQL's or the emulator's)")
         p = results["pause"]
         print(f"\nLongest stall of any partition's committed position, 3 workers at 5,000 msg/s: a 4th joins "
               f"{p['join_stall_s']} s; one killed (not restarted) {p['death_stall_s']} s "

@@ -5,10 +5,10 @@
 # production, restarted at once each time, two syncs of one sync ID started together twenty times, the
 # warehouse file hitting a size limit mid-batch, the registry's front stopped longer than one
 # retry, records deleted under a running sync (five rounds), the broker stopped and started
-# ten times during one sync; workers (PostgreSQL, 24 partitions, steady production) killed
-# thirty times and restarted, added and removed, a worker frozen past its session timeout and
-# woken three times, the broker and the PostgreSQL server restarted under running workers
-# three times each. Starts the services it needs (and stops those it started), then prints
+# ten times during one sync; workers (PostgreSQL and the BigQuery emulator, 24 partitions,
+# steady production) killed thirty times and restarted, added and removed, a worker frozen
+# past its session timeout and woken three times, the broker and the warehouse server
+# restarted under running workers three times each. Starts the services it needs (and stops those it started), then prints
 # one row per scenario: rows expected / found / duplicated / lost / differing from an
 # independent consumer. Exit code 0 only when every scenario passed.
 set -euo pipefail
@@ -22,8 +22,9 @@ export KROW_TEST_BOOTSTRAP=${KROW_TEST_BOOTSTRAP:-127.0.0.1:${KROW_KAFKA_PORT:-9
 eval "$(bash scripts/postgres.sh env)"
 export KROW_TEST_PG_HOST=$KROW_PG_HOST KROW_TEST_PG_PORT=$KROW_PG_PORT
 export KROW_TEST_PG_ADMIN_PASSWORD=$KROW_PG_ADMIN_PASSWORD KROW_TEST_PG_PASSWORD=$KROW_PG_PASSWORD
-start_services kafka registry postgres
+start_services kafka registry postgres bigquery
 export KROW_TEST_REGISTRY=${KROW_TEST_REGISTRY:-https://127.0.0.1:${KROW_REGISTRY_PORT:-8081}}
+export KROW_TEST_BIGQUERY=${KROW_TEST_BIGQUERY:-http://127.0.0.1:${KROW_BIGQUERY_PORT:-9050}}
 
 report=$(mktemp)
 rc=0

@@ -26,8 +26,8 @@ start_services kafka registry postgres bigquery
 # Reference payloads come from Confluent's own serializers (Python confluent-kafka).
 bash tests/reference/setup_venv.sh >/dev/null
 
-echo "== fuzz targets (libFuzzer with ASan/UBSan), ${KROW_FUZZ_SECONDS:-20} s each"
-bash scripts/fuzz.sh --seconds-each "${KROW_FUZZ_SECONDS:-20}"
+echo "== fuzz targets (libFuzzer with ASan/UBSan), ${KROW_FUZZ_SECONDS:-10} s each"
+bash scripts/fuzz.sh --seconds-each "${KROW_FUZZ_SECONDS:-10}"
 echo "== unit tests under ASan/UBSan"
 ctest --test-dir build/asan -L unit --output-on-failure -j2
 echo "== all tests (unit, integration, and the short form of the fault-injection suite)"

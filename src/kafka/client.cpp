@@ -43,12 +43,16 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
 
   // Reading uses the partition consumer with explicit offsets and no consumer group:
   // nothing is joined or committed (the lag group's positions go through the admin API).
-  if (!options.group_id.empty()) set(conf.get(), "group.id", options.group_id);
+  if (!options.group_id.empty()) {
+    set(conf.get(), "group.id", options.group_id);
+    // Only workers join a group (kafka/group_member.hpp): every member, static or not, speaks
+    // the same protocol.
+    set(conf.get(), "partition.assignment.strategy", "cooperative-sticky");
+  }
   if (!options.group_instance_id.empty()) {
     // Static membership: a member that restarts within the session timeout under the same
     // ID gets its partitions back, and the group moves nothing meanwhile.
     set(conf.get(), "group.instance.id", options.group_instance_id);
-    set(conf.get(), "partition.assignment.strategy", "cooperative-sticky");
   }
   if (options.session_timeout_ms > 0)
     set(conf.get(), "session.timeout.ms", std::to_string(options.session_timeout_ms));

@@ -98,6 +98,17 @@ class SyncRun : Session::Listener {
   // would have taken them from this one by now: whoever took them is a process the group no
   // longer counts, and they are taken back (the fence keeps the two apart either way).
   std::string still_given_after_fence();
+  // A worker: the planned partitions that no member of the group has had for two checks in a
+  // row at least 10 s apart, when this worker has the lowest ID of the group's members (one
+  // worker acts); empty otherwise. A static member killed between giving partitions back and
+  // rejoining, and restarted under its ID within the session timeout, gets its own reduced
+  // assignment back without a rebalance: what it gave back is then assigned to nobody until
+  // the group rebalances for another reason.
+  std::vector<TopicPartition> orphaned_partitions(kafka::Client& admin, const Topology& planned);
+  // A worker, each turn of its loop: looks for partitions assigned to nobody (every 10 s) and,
+  // when orphaned_partitions() names some, joins the group for a moment with a second member
+  // so that the group rebalances and assigns them.
+  void nudge_group(kafka::Client& admin, const Topology& planned);
   bool worker() const { return !options_.worker_id.empty(); }
   void read_all(kafka::Client& admin, Progress& progress);
   // The committer of a stretch of reading and the lag group its commits also go to (so that
@@ -175,6 +186,13 @@ class SyncRun : Session::Listener {
   std::unique_ptr<kafka::GroupMember> member_;
   std::map<TopicPartition, Epoch> held_;
   std::map<TopicPartition, std::chrono::steady_clock::time_point> fenced_;
+  // A worker: since when partitions have been assigned to nobody, and a member of the group
+  // joined for a moment (without an instance ID) so that the group rebalances and assigns
+  // them; it leaves once it has an assignment, or at nudge_until_.
+  std::optional<std::chrono::steady_clock::time_point> orphans_since_;
+  std::unique_ptr<kafka::GroupMember> nudge_;
+  std::chrono::steady_clock::time_point nudge_until_, next_orphan_check_;
+  static constexpr std::chrono::seconds kOrphanPatience{10};
   std::set<TopicPartition> unplanned_;
   bool replan_for_unplanned_ = false;
   std::vector<std::string> subscribed_;
@@ -496,6 +514,82 @@ void SyncRun::forget(const std::vector<TopicPartition>& partitions) {
   }
 }
 
+std::vector<TopicPartition> SyncRun::orphaned_partitions(kafka::Client& admin,
+                                                         const Topology& planned) {
+  std::vector<kafka::GroupMemberView> members;
+  try {
+    members = kafka::describe_group(admin, member_->group_id(), std::chrono::seconds(5));
+  } catch (const Error&) {
+    return {};  // asked again at the next check
+  }
+  std::set<TopicPartition> owned;
+  std::string lowest;
+  for (const auto& m : members) {
+    owned.insert(m.assigned.begin(), m.assigned.end());
+    if (!m.instance_id.empty() && (lowest.empty() || m.instance_id < lowest))
+      lowest = m.instance_id;
+  }
+  std::vector<TopicPartition> orphans;
+  if (!members.empty())
+    for (const auto& [topic, shape] : planned)
+      for (size_t p = 0; p < shape.partitions; ++p)
+        if (!owned.count({topic, Partition(static_cast<int32_t>(p))}))
+          orphans.push_back({topic, Partition(static_cast<int32_t>(p))});
+  const auto now = std::chrono::steady_clock::now();
+  if (orphans.empty()) {
+    orphans_since_.reset();
+    return {};
+  }
+  if (!orphans_since_) orphans_since_ = now;
+  if (now - *orphans_since_ < kOrphanPatience || lowest != options_.worker_id) return {};
+  orphans_since_.reset();
+  return orphans;
+}
+
+void SyncRun::nudge_group(kafka::Client& admin, const Topology& planned) {
+  // A member that takes nothing: it never reads, and gives back whatever it is assigned.
+  struct Bystander : kafka::GroupMember::Handler {
+    std::map<TopicPartition, Offset> on_assigned(const std::vector<TopicPartition>&) override {
+      return {};
+    }
+    void on_revoked(const std::vector<TopicPartition>&) override {}
+    void on_lost(const std::vector<TopicPartition>&) override {}
+  } bystander;
+  const auto now = std::chrono::steady_clock::now();
+  if (nudge_) {
+    nudge_->poll(bystander, 0);
+    // Leaving (a member without an instance ID leaves the group on close) rebalances again.
+    if (!nudge_->assignment().empty() || now >= nudge_until_) {
+      nudge_->close(bystander);
+      nudge_.reset();
+    }
+    return;
+  }
+  if (now < next_orphan_check_) return;
+  next_orphan_check_ = now + kOrphanPatience;
+  const auto orphans = orphaned_partitions(admin, planned);
+  if (orphans.empty()) return;
+  std::string list;
+  for (const auto& tp : orphans)
+    list += (list.empty() ? "" : ",") + tp.topic + ":" + std::to_string(tp.partition.value());
+  std::fprintf(
+      stderr,
+      "krow: note: worker '%s': %s assigned to no worker for %lld s or more (a worker stopped "
+      "while the group moved them); making the group rebalance\n",
+      options_.worker_id.c_str(), list.c_str(),
+      static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::seconds>(kOrphanPatience).count()));
+  try {
+    nudge_ = std::make_unique<kafka::GroupMember>(manifest_.source, member_->group_id(), "",
+                                                  options_.verbose);
+    nudge_->subscribe(subscribed_);
+    nudge_until_ = now + 3 * kOrphanPatience;
+  } catch (const Error& e) {
+    nudge_.reset();
+    std::fprintf(stderr, "krow: note: the group could not be made to rebalance: %s\n", e.what());
+  }
+}
+
 std::string SyncRun::still_given_after_fence() {
   const auto now = std::chrono::steady_clock::now();
   std::string kept;
@@ -777,6 +871,7 @@ std::string SyncRun::read_on(kafka::Client& admin) {
         session.drain();
         return "as the group still gives this worker " + kept + " long after another took it";
       }
+      nudge_group(admin, planned);
     }
     const auto now = std::chrono::steady_clock::now();
     if (session.last_submit() != seen_submit) {
