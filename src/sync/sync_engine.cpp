@@ -315,6 +315,8 @@ void SyncRun::prepare(kafka::Client& client) {
                                              "cluster " + id + "; refusing to mix clusters in one sync");
   }
   if (!worker()) refuse_beside_workers(client);
+  // A full resync re-reads every partition to its last stable offset: a bound would stop
+  // it short and leave positions behind where they were.
   // A worker holds the sync's lock while it plans and prepares the tables, and only then: the
   // others wait for it; their commits are kept apart by the epoch fence, not by the lock.
   struct Unlock {
