@@ -424,8 +424,8 @@ std::vector<BigQueryWarehouse::StoredPartition> BigQueryWarehouse::stored_partit
     s.topic_id = TopicId(row[1].value_or(""));
     s.partition = Partition(static_cast<int32_t>(bigquery::integer_cell(row[2], "a partition")));
     s.epoch = Epoch(bigquery::integer_cell(row[3], "an epoch"));
-    if (row[4]) s.listed_next = Offset(bigquery::integer_cell(row[4], "a position"));
-    s.next = s.listed_next;
+    // `positions`' own next_offset, until a holder's row says otherwise (below).
+    if (row[4]) s.next = Offset(bigquery::integer_cell(row[4], "a position"));
     s.holder_table = row[5].value_or("");
     if (!s.holder_table.empty()) {
       if (!worker_table_name(s.holder_table))

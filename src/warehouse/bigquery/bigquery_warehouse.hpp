@@ -95,7 +95,6 @@ class BigQueryWarehouse : public Warehouse {
     Epoch epoch;                        // 0 when the row has none
     std::optional<Offset> next;         // the live position (none: taken, never committed)
     std::string holder_table;           // a worker's table, or empty
-    std::optional<Offset> listed_next;  // next_offset in `positions` itself
     bool held_row = false;              // the holder's table has the partition's row
     std::optional<Offset> held_next;    // and that row's position
     Epoch held_epoch;                   // and its epoch
