@@ -27,7 +27,7 @@ Client::Client(const SourceConfig& source, const ClientOptions& options)
     : principal_(source.username), verbose_(options.verbose), rebalance_(options.rebalance) {
   ConfPtr conf(rd_kafka_conf_new());
   set(conf.get(), "bootstrap.servers", source.bootstrap_servers);
-  set(conf.get(), "client.id", "krow");
+  set(conf.get(), "client.id", options.client_id);
   set(conf.get(), "security.protocol", lower_ascii(source.security_protocol));
   if (source.security_protocol.rfind("SASL_", 0) == 0) {
     set(conf.get(), "sasl.mechanisms", source.sasl_mechanism);

@@ -29,6 +29,7 @@ struct ClientOptions {
   int session_timeout_ms = 0;  // 0: librdkafka's default
   int heartbeat_interval_ms = 0;  // 0: librdkafka's default (3 s)
   std::function<void(rd_kafka_resp_err_t, rd_kafka_topic_partition_list_t*)> rebalance;
+  std::string client_id = "krow";  // client.id: what brokers' logs and quotas know krow by
 };
 
 class Client {

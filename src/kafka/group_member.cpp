@@ -1,5 +1,7 @@
 #include "kafka/group_member.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 
@@ -52,38 +54,78 @@ void check(rd_kafka_error_t* raw, const std::string& what) {
 
 }  // namespace
 
+std::string worker_client_id(const std::string& worker_id) {
+  return std::string(kWorkerClientIdPrefix) + worker_id;
+}
+
+namespace {
+
+// The partitions of a consumer-protocol assignment (ConsumerProtocolAssignment: version,
+// [topic, [partition]], user data). Throws fatal_run when the bytes are not one.
+std::vector<TopicPartition> parse_assignment(const void* data, int size,
+                                             const std::string& group_id) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  const auto* const end = p + std::max(size, 0);
+  auto need = [&](std::ptrdiff_t n) {
+    if (n < 0 || end - p < n)
+      throw Error(ErrorClass::fatal_run,
+                  "consumer group " + group_id +
+                      " holds an assignment krow cannot read (not the consumer protocol's)");
+  };
+  auto read_int = [&](int bytes) {
+    need(bytes);
+    int64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v = (v << 8) | *p++;
+    return bytes == 2 ? static_cast<int16_t>(v) : static_cast<int32_t>(v);
+  };
+  std::vector<TopicPartition> out;
+  if (size <= 0) return out;  // a member not yet given anything
+  read_int(2);                // version: every version starts with the same fields
+  for (int32_t topics = read_int(4); topics > 0; --topics) {
+    const int32_t length = read_int(2);
+    need(length);
+    std::string topic(reinterpret_cast<const char*>(p), static_cast<size_t>(length));
+    p += length;
+    for (int32_t partitions = read_int(4); partitions > 0; --partitions)
+      out.push_back({topic, Partition(read_int(4))});
+  }
+  return out;
+}
+
+using GroupListPtr =
+    std::unique_ptr<const rd_kafka_group_list, Deleter<rd_kafka_group_list_destroy>>;
+
+}  // namespace
+
 std::vector<GroupMemberView> describe_group(Client& client, const std::string& group_id,
                                             std::chrono::milliseconds timeout) {
-  rd_kafka_t* rk = client.handle();
-  QueuePtr queue(rd_kafka_queue_new(rk));
-  AdminOptionsPtr options(rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS));
-  char err[256];
-  rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()), err,
-                                            sizeof err);
-  const char* groups[] = {group_id.c_str()};
-  rd_kafka_DescribeConsumerGroups(rk, groups, 1, options.get(), queue.get());
-  EventPtr event(rd_kafka_queue_poll(queue.get(), static_cast<int>(timeout.count()) + 1000));
-  if (!event)
-    throw make_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "describing consumer group " + group_id);
-  if (const auto e = rd_kafka_event_error(event.get()); e != RD_KAFKA_RESP_ERR_NO_ERROR)
-    throw make_error(e, "describing consumer group " + group_id);
-  const auto* result = rd_kafka_event_DescribeConsumerGroups_result(event.get());
-  size_t count = 0;
-  const auto* const* described = rd_kafka_DescribeConsumerGroups_result_groups(result, &count);
+  // Not rd_kafka_DescribeConsumerGroups: when the coordinator's connection drops while the
+  // request is being sent (a broker restart), librdkafka 2.x frees the request twice and
+  // aborts the process (librdkafka issue #4605). This call asks each broker directly.
+  const rd_kafka_group_list* raw = nullptr;
+  const auto err = rd_kafka_list_groups(client.handle(), group_id.c_str(), &raw,
+                                        static_cast<int>(timeout.count()));
+  GroupListPtr list(raw);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    // __PARTIAL: some broker did not answer; the group's coordinator may be among them.
+    throw make_error(err == RD_KAFKA_RESP_ERR__PARTIAL ? RD_KAFKA_RESP_ERR__TIMED_OUT : err,
+                     "describing consumer group " + group_id, client.principal());
+  }
   std::vector<GroupMemberView> out;
-  for (size_t g = 0; g < count; ++g) {
-    if (const auto* e = rd_kafka_ConsumerGroupDescription_error(described[g]))
-      throw make_error(rd_kafka_error_code(e), "describing consumer group " + group_id);
-    const size_t members = rd_kafka_ConsumerGroupDescription_member_count(described[g]);
-    for (size_t i = 0; i < members; ++i) {
-      const auto* m = rd_kafka_ConsumerGroupDescription_member(described[g], i);
+  for (int g = 0; list && g < list->group_cnt; ++g) {
+    const auto& group = list->groups[g];
+    if (group_id != group.group) continue;
+    if (group.err != RD_KAFKA_RESP_ERR_NO_ERROR)
+      throw make_error(group.err, "describing consumer group " + group_id, client.principal());
+    for (int i = 0; i < group.member_cnt; ++i) {
+      const auto& m = group.members[i];
       GroupMemberView v;
-      v.member_id = rd_kafka_MemberDescription_consumer_id(m);
-      const char* instance = rd_kafka_MemberDescription_group_instance_id(m);
-      v.instance_id = instance ? instance : "";
-      v.host = rd_kafka_MemberDescription_host(m);
-      const auto* assignment = rd_kafka_MemberDescription_assignment(m);
-      v.assigned = to_vector(rd_kafka_MemberAssignment_partitions(assignment));
+      v.member_id = m.member_id ? m.member_id : "";
+      const std::string client_id = m.client_id ? m.client_id : "";
+      if (client_id.rfind(kWorkerClientIdPrefix, 0) == 0)
+        v.instance_id = client_id.substr(kWorkerClientIdPrefix.size());
+      v.host = m.client_host ? m.client_host : "";
+      v.assigned = parse_assignment(m.member_assignment, m.member_assignment_size, group_id);
       out.push_back(std::move(v));
     }
   }
@@ -95,6 +137,7 @@ GroupMember::GroupMember(const SourceConfig& source, std::string group_id, std::
     : group_id_(std::move(group_id)) {
   ClientOptions options;
   options.group_id = group_id_;
+  options.client_id = worker_client_id(instance_id);
   options.group_instance_id = std::move(instance_id);
   options.session_timeout_ms = static_cast<int>(kWorkerSessionTimeout.count());
   options.heartbeat_interval_ms = static_cast<int>(kWorkerHeartbeatInterval.count());

@@ -18,6 +18,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kafka/client.hpp"
@@ -41,15 +42,20 @@ inline constexpr std::chrono::milliseconds kWorkerHeartbeatInterval{1000};
 // or "" when it is.
 std::string worker_id_refusal(const std::string& id);
 
+// A worker's client.id: the prefix, then its worker ID. How describe_group tells a worker's
+// ID (the group's coordinator says a member's client ID in every version of its answer).
+inline constexpr std::string_view kWorkerClientIdPrefix = "krow-worker-";
+std::string worker_client_id(const std::string& worker_id);
+
 // A member of a consumer group as the group's coordinator describes it.
 struct GroupMemberView {
   std::string member_id;
-  std::string instance_id;  // the worker ID (static membership); "" for a dynamic member
+  std::string instance_id;  // the worker ID (from its client ID); "" for any other member
   std::string host;
   std::vector<TopicPartition> assigned;
 };
 
-// The members of consumer group `group_id` (rd_kafka_DescribeConsumerGroups) through `client`'s
+// The members of consumer group `group_id` and what each is assigned, through `client`'s
 // handle, waiting at most `timeout`. Empty for a group with no members (or none at all).
 // Throws transient when the cluster does not answer, fatal_run on a refusal (no DESCRIBE on
 // the group).

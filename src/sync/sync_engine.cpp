@@ -193,6 +193,8 @@ class SyncRun : Session::Listener {
   std::unique_ptr<kafka::GroupMember> nudge_;
   std::chrono::steady_clock::time_point nudge_until_, next_orphan_check_;
   static constexpr std::chrono::seconds kOrphanPatience{10};
+  // A worker fenced by the group joins again, unless it did less than this long ago.
+  static constexpr std::chrono::seconds kFencedRejoinPause{60};
   std::set<TopicPartition> unplanned_;
   bool replan_for_unplanned_ = false;
   std::vector<std::string> subscribed_;
@@ -295,9 +297,12 @@ void SyncRun::refuse_beside_workers(kafka::Client& client) {
     return;
   }
   if (members.empty()) return;
-  std::string ids;
+  std::vector<std::string> names;
   for (const auto& m : members)
-    ids += (ids.empty() ? "" : ", ") + (m.instance_id.empty() ? m.member_id : m.instance_id);
+    names.push_back(m.instance_id.empty() ? m.member_id : m.instance_id);
+  std::sort(names.begin(), names.end());
+  std::string ids;
+  for (const auto& name : names) ids += (ids.empty() ? "" : ", ") + name;
   throw Error(
       ErrorClass::transient,
       "workers of sync '" + manifest_.name + "' are running (consumer group " + group + ": " + ids +
@@ -315,8 +320,6 @@ void SyncRun::prepare(kafka::Client& client) {
                                              "cluster " + id + "; refusing to mix clusters in one sync");
   }
   if (!worker()) refuse_beside_workers(client);
-  // A full resync re-reads every partition to its last stable offset: a bound would stop
-  // it short and leave positions behind where they were.
   // A worker holds the sync's lock while it plans and prepares the tables, and only then: the
   // others wait for it; their commits are kept apart by the epoch fence, not by the lock.
   struct Unlock {
@@ -326,6 +329,8 @@ void SyncRun::prepare(kafka::Client& client) {
     }
   } unlock{worker() ? warehouse_.get() : nullptr};
   if (worker()) warehouse_->lock_sync(std::chrono::seconds(manifest_.warehouse.retry_timeout_s));
+  // A full resync re-reads every partition to its last stable offset: a bound would stop
+  // it short and leave positions behind where they were.
   plan_ = make_plan(cluster, *warehouse_, manifest_, /*apply_bounds=*/!options_.full_resync);
   check_only_tables();
   const auto prepared =
@@ -677,10 +682,14 @@ void SyncRun::read_all(kafka::Client& admin, Progress& progress) {
 
 void SyncRun::follow(kafka::Client& client) {
   follow_.process_run_id = result_.run_id;
-  if (worker())
+  auto join_group = [&] {
     member_ = std::make_unique<kafka::GroupMember>(manifest_.source,
                                                    "krow-" + manifest_.name + ".workers",
                                                    options_.worker_id, options_.verbose);
+    subscribed_.clear();
+  };
+  if (worker()) join_group();
+  std::optional<std::chrono::steady_clock::time_point> fenced_rejoin;  // the last one
   for (const auto& t : plan_.topics)
     for (const auto& p : t.partitions) follow_.from[{t.topic_id, p.partition}] = p.start;
   int failures = 0;  // in a row: the backoff grows with them
@@ -710,6 +719,23 @@ void SyncRun::follow(kafka::Client& client) {
         if (stopping()) break;
         record_stretch("restart " + why, false);
         continue;  // the plan stands: nothing to prepare again
+      }
+      if (member_ && e.source().system == "kafka" && e.source().code == "FENCED_INSTANCE_ID" &&
+          (!fenced_rejoin ||
+           std::chrono::steady_clock::now() - *fenced_rejoin > kFencedRejoinPause)) {
+        // The group fenced this worker's membership. Around a broker restart librdkafka may
+        // join again under a new member ID while a request under the old one is on its way:
+        // this worker fences itself. Joining once more is safe (the epochs fence whatever it
+        // read); a second fence soon after means another live worker uses the same ID, and
+        // then this one stops.
+        fenced_rejoin = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "krow: note: worker '%s': %s; joining the group again\n",
+                     options_.worker_id.c_str(), e.what());
+        join_group();
+        why = "after the group fenced this worker's membership";
+        if (stopping()) break;
+        record_stretch("restart " + why, false);
+        continue;  // the plan stands: partitions come back through the group
       }
       if (e.error_class() != ErrorClass::transient) {
         fail(e.what());
@@ -776,6 +802,11 @@ void SyncRun::start_committer(kafka::Client& admin, Warehouse::WriteMode mode, b
 }
 
 std::string SyncRun::read_on(kafka::Client& admin) {
+  // Rows an earlier stretch read but never handed over (it ended on an error, such as a
+  // partition taken by another worker): committed now, they would go without the fence of
+  // their partition, which this stretch may not read. Each partition is read again from its
+  // stored position.
+  batch_->clear();
   start_committer(admin, Warehouse::WriteMode::append, /*staged=*/false);
   committer_->release_between_batches();
   struct End {  // whatever happens, the committer stops first, and its counts are kept

@@ -45,10 +45,12 @@ class WithWorkers : public Base {
     Base::TearDown();
   }
 
-  // Starts worker `id` (`extra` arguments appended); its output goes to worker-<id>.out/.err
-  // in the test folder (a restart starts them anew).
+  // Starts worker `id` (`extra` arguments appended); its output goes to worker-<key>.out/.err
+  // in the test folder (a restart starts them anew). The process is known by `key` (by
+  // default its worker ID) to the calls below.
   void start_worker(const std::string& manifest, const std::string& id,
-                    const std::vector<std::string>& extra = {}) {
+                    const std::vector<std::string>& extra = {}, std::string key = {}) {
+    if (key.empty()) key = id;
     std::vector<std::string> args{"sync",
                                   "-q",
                                   manifest,
@@ -60,9 +62,9 @@ class WithWorkers : public Base {
                                   "--record-interval",
                                   "2s"};
     args.insert(args.end(), extra.begin(), extra.end());
-    const auto out = this->dir() / ("worker-" + id + ".out"),
-               err = this->dir() / ("worker-" + id + ".err");
-    workers_[id] = this->start_krow_to(args, out, err);
+    const auto out = this->dir() / ("worker-" + key + ".out"),
+               err = this->dir() / ("worker-" + key + ".err");
+    workers_[key] = this->start_krow_to(args, out, err);
   }
 
   // SIGTERM, then the exit code (waits up to 60 s).

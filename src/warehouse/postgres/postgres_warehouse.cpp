@@ -372,6 +372,14 @@ void PostgresWarehouse::take_lock() {
     }
     const auto holder = lock_holder(key);
     if (!holder && attempt < 3) continue;  // released between the two queries: try again
+    if (holder && holder->workers > 0 && !holder->gone)
+      throw Error(ErrorClass::transient,
+                  "workers of sync '" + sync_id_ + "' are running (" +
+                      std::to_string(holder->workers) +
+                      (holder->workers == 1 ? " session" : " sessions") + " in " + describe() +
+                      ", such as " + holder->who +
+                      "); a sync without --worker-id runs once they have stopped (exit code 75: "
+                      "try again later). Run every process of a sync with --worker-id, or none");
     if (!holder || !holder->gone)
       throw Error(ErrorClass::transient,
                   "another sync of '" + sync_id_ + "' is already running (" +
@@ -433,7 +441,8 @@ std::optional<PostgresWarehouse::LockHolder> PostgresWarehouse::lock_holder(
       "CASE WHEN a.client_addr IS NOT NULL THEN 'connected from ' || host(a.client_addr) "
       "WHEN a.backend_start IS NULL THEN 'from where, this role may not see' "
       "ELSE 'connected from a local socket' END, "
-      "to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
+      "to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+      "CASE WHEN l.mode = 'ShareLock' THEN count(*) OVER () ELSE 0 END "
       "FROM k, pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
       "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
       "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
@@ -444,6 +453,7 @@ std::optional<PostgresWarehouse::LockHolder> PostgresWarehouse::lock_holder(
   LockHolder h;
   h.backend_pid = text(who, 0, 0);
   h.backend_start = text(who, 0, 1);
+  h.workers = static_cast<int>(parse_int64(text(who, 0, 5)).value_or(0));
   const auto app = text(who, 0, 2);
   const auto since = text(who, 0, 4);
   h.who = (app.empty() ? std::string("a session") : app) + ", " + text(who, 0, 3) +

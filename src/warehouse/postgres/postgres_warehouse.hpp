@@ -77,6 +77,7 @@ class PostgresWarehouse : public Warehouse {
     std::string backend_start;  // when that session began, as the server prints it
     std::string who;    // its application name, address, start and server process, for messages
     bool gone = false;  // a krow of this host whose process no longer runs
+    int workers = 0;    // sessions holding it shared (workers, see join_workers); 0 when exclusive
   };
   // The session holding the sync lock `key`; nullopt when none holds it (any more).
   std::optional<LockHolder> lock_holder(const std::string& key);
