@@ -16,6 +16,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   libprotobuf-dev libprotoc-dev protobuf-compiler libpq-dev postgresql postgresql-client
   openjdk-17-jre-headless maven nodejs npm python3 python3-venv openssl
+  libcpp-httplib-dev prometheus-cpp-dev prometheus
 )
 
 missing=()
@@ -44,9 +45,20 @@ if ((${#missing[@]})); then
     "${sudo[@]}" mkdir -p /etc/postgresql-common
     echo "create_main_cluster = false" | "${sudo[@]}" tee /etc/postgresql-common/createcluster.conf >/dev/null
   fi
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confdef \
-    -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null
+  # Debian's prometheus package would start a server of its own on port 9090; the tests run
+  # theirs (tests/support/prometheus_child.py), so no service may start while packages install.
+  no_starts=0
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+    "${sudo[@]}" chmod +x /usr/sbin/policy-rc.d
+    no_starts=1
+  fi
+  rc=0
+  { "${sudo[@]}" apt-get update -qq &&
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confdef \
+      -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null; } || rc=$?
+  if ((no_starts)); then "${sudo[@]}" rm -f /usr/sbin/policy-rc.d; fi
+  ((rc == 0)) || { log "apt-get failed (exit $rc)"; exit "$rc"; }
 fi
 
 # npm verifies each tarball against the registry's integrity hash; we record and re-check it.

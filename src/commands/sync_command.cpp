@@ -14,6 +14,8 @@
 #include "commands/command_support.hpp"
 #include "engines/engines.hpp"
 #include "kafka/group_member.hpp"
+#include "metrics/metrics_endpoint.hpp"
+#include "metrics/sync_metrics.hpp"
 #include "sync/continuous.hpp"
 #include "util/error.hpp"
 #include "util/text.hpp"
@@ -72,6 +74,9 @@ class SyncCommand final : public Command {
     app_->add_option("--refresh-interval", refresh_interval_,
                      "With --follow: look for new topics and partitions this often")
         ->capture_default_str();
+    app_->add_option("--metrics-address", metrics_address_,
+                     "With --follow: serve Prometheus metrics at http://ADDRESS/metrics "
+                     "(HOST:PORT, or :PORT for 127.0.0.1; docs/metrics.md)");
     // One literal per line of the help text.
     // clang-format off
     app_->footer(
@@ -123,11 +128,21 @@ class SyncCommand final : public Command {
       throw Error(ErrorClass::config,
                   "--worker-id applies to a continuous sync: add --follow (a bounded sync runs "
                   "in one process; docs/workers.md)");
-    } else if (record_interval_ != kRecordInterval || refresh_interval_ != kRefreshInterval) {
-      throw Error(
-          ErrorClass::config,
-          "--record-interval and --refresh-interval apply to a continuous sync: add --follow");
+    } else if (record_interval_ != kRecordInterval || refresh_interval_ != kRefreshInterval ||
+               !metrics_address_.empty()) {
+      throw Error(ErrorClass::config,
+                  "--record-interval, --refresh-interval and --metrics-address apply to a "
+                  "continuous sync: add --follow");
     }
+    if (metrics_address_.empty()) return run_and_print(manifest, options);
+    const auto address = metrics::parse_listen_address(metrics_address_, "--metrics-address");
+    metrics::SyncMetrics figures(manifest.name);
+    const metrics::MetricsEndpoint endpoint(address, "--metrics-address",
+                                            [&figures] { return figures.exposition(); });
+    const bool v6 = address.host.find(':') != std::string::npos;
+    std::fprintf(stderr, "krow: metrics at http://%s%s%s:%d/metrics\n", v6 ? "[" : "",
+                 address.host.c_str(), v6 ? "]" : "", endpoint.port());
+    options.observer = &figures;
     return run_and_print(manifest, options);
   }
 
@@ -150,6 +165,7 @@ class SyncCommand final : public Command {
   std::string worker_id_;
   std::string record_interval_ = kRecordInterval;
   std::string refresh_interval_ = kRefreshInterval;
+  std::string metrics_address_;
   bool quiet_ = false;
   bool verbose_ = false;
   BoundFlags bounds_;

@@ -61,4 +61,13 @@ void Reader::stop(const TopicPartition& tp) {
   rd_kafka_consume_stop(topics_[tp.topic], tp.partition.value());
 }
 
+std::optional<Offset> Reader::end_of(const TopicPartition& tp) const {
+  int64_t low = 0, high = 0;
+  if (rd_kafka_get_watermark_offsets(client_.handle(), tp.topic.c_str(), tp.partition.value(), &low,
+                                     &high) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+      high < 0)
+    return std::nullopt;
+  return Offset(high);
+}
+
 }  // namespace krow::kafka

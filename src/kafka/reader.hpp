@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ class Reader {
 
   // Stops fetching a partition (it reached its boundary, or its table stopped).
   void stop(const TopicPartition& partition);
+
+  // The end of a partition being fetched (its high watermark) as the last fetch answer said;
+  // none before the first one. Asks nothing of the cluster.
+  std::optional<Offset> end_of(const TopicPartition& partition) const;
 
  private:
   // Stops what is running and frees the handles; safe to call twice.

@@ -90,6 +90,8 @@ void Committer::loop() {
       if (staged_)
         with_retries({}, [&](bool again) { writer_.stage(sync_id_, *job.batch, again); });
       else write(*job.batch, job.moves);
+      if (observer_)
+        observer_->on_commit(job.batch->row_count(), std::chrono::steady_clock::now() - t0);
       if (after_commit_ && !staged_) {
         std::vector<Position> stored;
         for (const auto& m : job.moves) stored.push_back(m.to);
@@ -194,6 +196,7 @@ void Committer::with_retries(const std::vector<PositionMove>& moves, Attempt&& a
                         "back"},
                     e.source());
       ++retries_;
+      if (observer_) observer_->on_retry();
       std::this_thread::sleep_for(backoff(n));
     }
   }

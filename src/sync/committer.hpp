@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "rows/row_batch.hpp"
+#include "sync/sync_observer.hpp"
 #include "util/error.hpp"
 #include "util/ids.hpp"
 #include "warehouse/batch_writer.hpp"
@@ -80,6 +81,10 @@ class Committer {
   // catching up always has the next batch waiting, and keeps the file.
   void release_between_batches() { release_between_batches_ = true; }
 
+  // Tells `observer` of every committed batch and every retry (from the writer thread). Call
+  // before the first submit; `observer` must outlive the committer.
+  void observe(SyncObserver* observer) { observer_ = observer; }
+
   // Staged: after drain(), moves the staged rows into `tables` and every position the run
   // advanced, in one transaction (retried like a batch). Then the positions go to after_commit.
   void publish(const std::vector<std::string>& tables);
@@ -125,6 +130,7 @@ class Committer {
   bool staged_;
   std::chrono::seconds retry_budget_;
   AfterCommit after_commit_;
+  SyncObserver* observer_ = nullptr;
   // Reading thread only: where each partition will stand once what was submitted commits.
   struct Tracked {
     std::optional<Offset> stored;

@@ -300,6 +300,18 @@ std::vector<Position> PartitionReader::take_moved(Handler& handler) {
   return out;
 }
 
+std::vector<PartitionReader::Reading> PartitionReader::reading() const {
+  std::vector<Reading> out;
+  for (const auto& p : partitions_) {
+    if (!p.active) continue;
+    const auto& start = p.where.start;
+    Reading r{start.topic, start.topic_id, start.partition, std::nullopt};
+    if (p.fetching && reader_) r.end = reader_->end_of({start.topic, start.partition});
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::string PartitionReader::furthest_behind() const {
   const State* worst = nullptr;
   for (const auto& p : partitions_)

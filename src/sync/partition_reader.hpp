@@ -112,6 +112,15 @@ class PartitionReader {
   // cluster cannot answer.
   std::vector<Position> take_moved(Handler& handler);
 
+  // A partition being read and its end (high watermark) as the last fetch said, if known.
+  struct Reading {
+    std::string topic;
+    TopicId topic_id;
+    Partition partition;
+    std::optional<Offset> end;
+  };
+  std::vector<Reading> reading() const;
+
   // The partition furthest from its boundary, as "topic[p] next/boundary"; empty when done
   // (or when no partition has a boundary).
   std::string furthest_behind() const;

@@ -1,5 +1,6 @@
 #include "sync/session.hpp"
 
+#include <algorithm>
 #include <thread>
 
 namespace krow {
@@ -64,6 +65,16 @@ bool Session::poll() {
 void Session::drain() {
   submit();
   committer_.drain();
+}
+
+std::vector<Session::Lag> Session::lags() const {
+  std::vector<Lag> out;
+  for (const auto& r : reader_.reading()) {
+    const auto stored = committer_.position(r.topic_id, r.partition);
+    if (!r.end || !stored) continue;
+    out.push_back({r.topic, r.partition, std::max<int64_t>(0, r.end->value() - stored->value())});
+  }
+  return out;
 }
 
 void Session::on_message(size_t topic, const kafka::Message& m) {

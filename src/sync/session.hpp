@@ -92,6 +92,16 @@ class Session : PartitionReader::Handler {
   // aborted offsets), and waits until everything is committed. Rethrows a write error.
   void drain();
 
+  // How far each partition being read stands behind its end: its end (the high watermark,
+  // as the last fetch said) minus its position once what was handed over commits. Partitions
+  // whose end or position is not known yet are left out.
+  struct Lag {
+    std::string topic;
+    Partition partition;
+    int64_t messages;
+  };
+  std::vector<Lag> lags() const;
+
   // Partitions of `table` still being read.
   size_t active_in(size_t table) const { return reader_.active_in(table); }
   // See PartitionReader::furthest_behind.

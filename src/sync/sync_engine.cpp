@@ -195,6 +195,8 @@ class SyncRun : Session::Listener {
   static constexpr std::chrono::seconds kOrphanPatience{10};
   // A worker fenced by the group joins again, unless it did less than this long ago.
   static constexpr std::chrono::seconds kFencedRejoinPause{60};
+  // How often a continuous sync tells its observer each partition's lag.
+  static constexpr std::chrono::seconds kLagInterval{1};
   std::set<TopicPartition> unplanned_;
   bool replan_for_unplanned_ = false;
   std::vector<std::string> subscribed_;
@@ -280,6 +282,7 @@ SyncResult SyncRun::run() {
 }
 
 void SyncRun::record() {
+  if (options_.observer) options_.observer->on_run_end(status_name(result_.status));
   result_.artifact = recorder_.record(warehouse_.get(), result_, tables_.empty() ? nullptr : &plan_,
                                       tables_, schemas_ ? schemas_->registry_requests() : 0);
 }
@@ -712,6 +715,7 @@ void SyncRun::follow(kafka::Client& client) {
         // positions. The group will revoke it; if it gives it back, it is taken anew.
         const TopicPartition tp{e.source().topic, *e.source().partition};
         held_.erase(tp);
+        if (options_.observer) options_.observer->on_fence_conflict();
         if (fenced_.emplace(tp, std::chrono::steady_clock::now()).second)
           std::fprintf(stderr, "krow: note: worker '%s': %s\n", options_.worker_id.c_str(),
                        e.what());
@@ -799,6 +803,7 @@ void SyncRun::start_committer(kafka::Client& admin, Warehouse::WriteMode mode, b
                                            std::chrono::seconds(manifest_.warehouse.retry_timeout_s),
                                            std::move(spare),
                                            [this](const std::vector<Position>& stored) { lag_group_->commit(stored); });
+  committer_->observe(options_.observer);
 }
 
 std::string SyncRun::read_on(kafka::Client& admin) {
@@ -838,9 +843,14 @@ std::string SyncRun::read_on(kafka::Client& admin) {
         out += (out.empty() ? "" : ",") + tp.topic + ":" + std::to_string(tp.partition.value());
       return out;
     }
-    void note(const char* what, const std::vector<TopicPartition>& p) const {
-      std::fprintf(stderr, "krow: worker '%s': %s %s\n", run.options_.worker_id.c_str(), what,
-                   list(p).c_str());
+    void note(const std::string& what, const std::vector<TopicPartition>& p) const {
+      std::fprintf(stderr, "krow: worker '%s': %s %s\n", run.options_.worker_id.c_str(),
+                   what.c_str(), list(p).c_str());
+      if (auto* observer = run.options_.observer) {
+        observer->on_rebalance(what, p.size());
+        if (what != "assigned")
+          for (const auto& tp : p) observer->on_partition_gone(tp.topic, tp.partition);
+      }
     }
     std::map<TopicPartition, Offset> on_assigned(const std::vector<TopicPartition>& p) override {
       note("assigned", p);
@@ -885,9 +895,15 @@ std::string SyncRun::read_on(kafka::Client& admin) {
   auto next_record = std::chrono::steady_clock::now() + options_.record_interval;
   auto next_refresh = std::chrono::steady_clock::now() + options_.refresh_interval;
   auto seen_submit = session.last_submit();
+  auto next_lag = std::chrono::steady_clock::now();
   bool idle = false;
   while (!stopping()) {
     session.poll();  // waits ~100 ms for messages: no busy loop while nothing arrives
+    if (options_.observer && std::chrono::steady_clock::now() >= next_lag) {
+      next_lag = std::chrono::steady_clock::now() + kLagInterval;
+      for (const auto& l : session.lags())
+        options_.observer->on_lag(l.topic, l.partition, l.messages);
+    }
     if (member_) {
       const auto before = member_->assignment();
       member_->poll(worker_handler, 0);
@@ -995,6 +1011,7 @@ void SyncRun::record_stretch(const std::string& reason, bool final) {
     // stretch began only.
     follow_.to = follow_.from;
   }
+  if (final && options_.observer) options_.observer->on_run_end(status_name(r.status));
   r.artifact = recorder_.record(warehouse_.get(), r, tables_.empty() ? nullptr : &plan_, tables_,
                                 schemas_ ? schemas_->registry_requests() : 0, &follow_);
   std::printf("follow '%s' %s: %s messages read, %s rows published in %s batches, run %s\n",
@@ -1118,6 +1135,9 @@ void SyncRun::on_row(size_t table, const kafka::Message& m, const Row& row) {
   t.bytes += static_cast<int64_t>(m.key_size() + m.value_size());
   t.decode_errors += row.decode_error.present;
   t.tombstones += row.is_tombstone;
+  if (options_.observer)
+    options_.observer->on_message(t.plan->topic, row.decode_error.present,
+                                  m.key_size() + m.value_size());
 }
 
 void SyncRun::on_rows_dropped(size_t table, const std::vector<Row>& rows) {

@@ -16,6 +16,7 @@
 
 #include "manifest/manifest.hpp"
 #include "plan/quality_gates.hpp"
+#include "sync/sync_observer.hpp"
 
 namespace krow {
 
@@ -41,6 +42,8 @@ struct SyncOptions {
   // tables are prepared. Needs `follow` and an engine with concurrent_writers (the caller
   // checked both).
   std::string worker_id;
+  // Told what the sync does as it goes (metrics); may be null. Must outlive the run.
+  SyncObserver* observer = nullptr;
 };
 
 enum class SyncStatus {

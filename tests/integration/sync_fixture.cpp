@@ -1,5 +1,6 @@
 #include "sync_fixture.hpp"
 
+#include <curl/curl.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -8,9 +9,10 @@
 #include <algorithm>
 #include <csignal>
 #include <fstream>
-#include <thread>
 #include <iostream>
+#include <regex>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -252,6 +254,48 @@ std::string SyncTest::table_of(const std::string& topic) {
     out.push_back((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ? c : '_');
   }
   return out;
+}
+
+SyncTest::HttpAnswer SyncTest::http(const std::string& url, const std::string& method,
+                                    const std::string& body) {
+  HttpAnswer a;
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(curl.get(), CURLOPT_PATH_AS_IS, 1L);
+  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT, 10L);
+  if (!body.empty()) {
+    curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  }
+  curl_easy_setopt(
+      curl.get(), CURLOPT_WRITEFUNCTION, +[](char* p, size_t s, size_t n, void* out) {
+        static_cast<std::string*>(out)->append(p, s * n);
+        return s * n;
+      });
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &a.body);
+  if (curl_easy_perform(curl.get()) == CURLE_OK)
+    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &a.status);
+  return a;
+}
+
+int SyncTest::metrics_port(const std::filesystem::path& err) {
+  std::ifstream in(err);
+  std::stringstream s;
+  s << in.rdbuf();
+  const std::string text = s.str();
+  static const std::regex line(R"(krow: metrics at http://127\.0\.0\.1:([0-9]+)/metrics)");
+  std::smatch m;
+  return std::regex_search(text, m, line) ? std::stoi(m[1]) : 0;
+}
+
+std::optional<double> SyncTest::sample(const std::string& exposition, const std::string& name,
+                                       const std::string& labels) {
+  const std::string head = name + "{" + labels + "} ";
+  std::istringstream lines(exposition);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(head, 0) == 0) return std::stod(line.substr(head.size()));
+  return std::nullopt;
 }
 
 }  // namespace krow::testkit

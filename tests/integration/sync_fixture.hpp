@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,22 @@ class SyncTest : public ::testing::Test {
 
   // Runs `krow sync` on the test manifest and expects success.
   RunOutput sync_ok(const std::string& manifest);
+
+  // One HTTP request (libcurl), the path sent as it is ("/../" too): the status (0 when
+  // nothing answered) and the body.
+  struct HttpAnswer {
+    long status = 0;
+    std::string body;
+  };
+  static HttpAnswer http(const std::string& url, const std::string& method = "GET",
+                         const std::string& body = {});
+  // The port a krow serving metrics said it listens on ("krow: metrics at
+  // http://127.0.0.1:PORT/metrics" in its stderr, the file `err`); 0 until it says.
+  static int metrics_port(const std::filesystem::path& err);
+  // The value of sample `name{labels}` in a Prometheus text exposition; none when absent.
+  // `labels` as krow writes them: sorted by name, `name="value"` joined by commas.
+  static std::optional<double> sample(const std::string& exposition, const std::string& name,
+                                      const std::string& labels);
 
   // The rows of `topic`'s table (0 while it has none).
   int64_t rows_in(const std::string& topic) {

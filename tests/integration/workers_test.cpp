@@ -35,7 +35,8 @@ TEST_P(Workers, ShareThePartitionsEachOnceAndASigtermedWorkersPartitionsMove) {
   const auto topic = make_topic("workers-share", partitions);
   const auto manifest = write_manifest({topic}, "batch:\n  max_wait: 300ms\n");
   produce(topic, 0, 1200);
-  for (const auto* id : {"w1", "w2", "w3"}) start_worker(manifest, id);
+  start_worker(manifest, "w1", {"--metrics-address", "127.0.0.1:0"});
+  for (const auto* id : {"w2", "w3"}) start_worker(manifest, id);
   ASSERT_TRUE(eventually(
       [&] {
         return owned_evenly(manifest, {"w1", "w2", "w3"}, partitions);
@@ -43,6 +44,28 @@ TEST_P(Workers, ShareThePartitionsEachOnceAndASigtermedWorkersPartitionsMove) {
       seconds(90)))
       << said();
   ASSERT_TRUE(eventually([&] { return rows_in(topic) == 1200; }, seconds(60))) << said();
+
+  // w1's metrics: the assignments it was told of, and a lag for each partition it reads (and
+  // none for those that moved away).
+  const int port = metrics_port(dir() / "worker-w1.err");
+  ASSERT_GT(port, 0) << said();
+  std::string figures;
+  EXPECT_TRUE(eventually(
+      [&] {
+        figures = http("http://127.0.0.1:" + std::to_string(port) + "/metrics").body;
+        size_t lags = 0;
+        for (size_t at = 0;
+             (at = figures.find("\nkrow_partition_lag_messages{", at)) != std::string::npos; ++at)
+          ++lags;
+        return lags == group(manifest)["w1"].size();
+      },
+      seconds(30)))
+      << figures;
+  EXPECT_GE(
+      sample(figures, "krow_rebalances_total", "change=\"assigned\",sync=\"" + sync_id_ + "\"")
+          .value_or(0),
+      1)
+      << figures;
 
   // krow's own record of the workers, and its text form.
   const auto status = krow({"status", manifest});

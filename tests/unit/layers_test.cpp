@@ -182,6 +182,8 @@ TEST(Layers, CLibrariesAreIncludedOnlyWhereTheyAreWrapped) {
       {"sodium.h", {"secrets"}},
       {"yaml-cpp/", {"settings", "manifest"}},
       {"curl/", {"http"}},
+      {"prometheus/", {"metrics"}},
+      {"httplib.h", {"metrics"}},
       {"google/protobuf/", {"codec", "columns"}},
   };
   const auto layers = doc_layers();
