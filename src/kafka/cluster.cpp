@@ -1,6 +1,8 @@
 #include "kafka/cluster.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <set>
 #include <thread>
 
 #include "kafka/errors.hpp"
@@ -157,12 +159,37 @@ std::vector<int64_t> Cluster::list_offsets(const std::vector<TopicPartition>& pa
     for (size_t j = 0; j < partitions.size(); ++j) {
       if (partitions[j].partition.value() == tp->partition && partitions[j].topic == tp->topic) {
         out[j] = tp->offset;
-        errors[j] = tp->err;
+        errors[j] = answered_error(*tp, spec);
         break;
       }
     }
   }
   return out;
+}
+
+rd_kafka_resp_err_t Cluster::answered_error(const rd_kafka_topic_partition_t& tp, int64_t spec) {
+  // librdkafka can hand back a partition its answer never filled in (seen under its mock
+  // cluster when every answer was an error): no error, no offset, or an error field that
+  // holds no error code at all. Such an answer is asked again, never taken as an offset.
+  static const std::set<int> known = [] {
+    const rd_kafka_err_desc* descs = nullptr;
+    size_t count = 0;
+    rd_kafka_get_err_descs(&descs, &count);
+    std::set<int> codes;
+    for (size_t i = 0; i < count; ++i)
+      if (descs[i].name) codes.insert(static_cast<int>(descs[i].code));
+    return codes;
+  }();
+  int code = 0;
+  std::memcpy(&code, &tp.err, sizeof code);  // not read as the enum: it may hold no enumerator
+  if (!known.count(code)) return RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE;
+  const auto err = static_cast<rd_kafka_resp_err_t>(code);
+  // The earliest and the latest offset always exist; only a time may have none (-1).
+  const bool needs_offset =
+      spec == RD_KAFKA_OFFSET_SPEC_EARLIEST || spec == RD_KAFKA_OFFSET_SPEC_LATEST;
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR && needs_offset && tp.offset < 0)
+    return RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE;
+  return err;
 }
 
 std::vector<PartitionOffsets> Cluster::offsets_once(const std::vector<TopicPartition>& partitions) {

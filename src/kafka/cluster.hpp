@@ -65,6 +65,12 @@ class Cluster {
   };
   std::vector<TimeOffset> offsets_for_time(const std::vector<TopicPartition>& partitions, int64_t time_ms);
 
+ public:
+  // The error of one partition's answer to a ListOffsets request for `spec` (a timestamp, or
+  // RD_KAFKA_OFFSET_SPEC_EARLIEST / _LATEST): OFFSET_NOT_AVAILABLE (retriable: asked again)
+  // for an answer librdkafka left unfilled — no error and no offset, or no error code at all.
+  static rd_kafka_resp_err_t answered_error(const rd_kafka_topic_partition_t& tp, int64_t spec);
+
  private:
   // Runs `ask` again while it throws a transient Error or `retriable(answer)` holds, with
   // backoff, within the retry budget.

@@ -5,14 +5,16 @@
 // does not answer DescribeTopics, which waits for a controller; describe() is retried by the
 // same code.)
 
+#include "kafka/cluster.hpp"
+
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
 #include <chrono>
+#include <cstring>
 #include <memory>
 
-#include "kafka/cluster.hpp"
 #include "mock_cluster.hpp"
 
 namespace krow {
@@ -50,6 +52,32 @@ TEST_F(ClusterMock, AFinalAnswerIsNotAskedAgain) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
   ASSERT_EQ(offsets.size(), 1u);
   EXPECT_EQ(offsets[0].error, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+}
+
+// librdkafka may hand back a partition its ListOffsets answer never filled in: such an answer
+// is asked again (a retriable error), never read as an offset.
+TEST(ListedOffsets, AnAnswerLeftUnfilledIsAskedAgainNeverTakenAsAnOffset) {
+  std::unique_ptr<rd_kafka_topic_partition_list_t, decltype(&rd_kafka_topic_partition_list_destroy)>
+      list(rd_kafka_topic_partition_list_new(1), rd_kafka_topic_partition_list_destroy);
+  auto* tp = rd_kafka_topic_partition_list_add(list.get(), "orders", 0);
+  using kafka::Cluster;
+  tp->offset = RD_KAFKA_OFFSET_INVALID;  // no error, no offset
+  EXPECT_EQ(Cluster::answered_error(*tp, RD_KAFKA_OFFSET_SPEC_LATEST),
+            RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE);
+  EXPECT_EQ(Cluster::answered_error(*tp, RD_KAFKA_OFFSET_SPEC_EARLIEST),
+            RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE);
+  tp->offset = -1;  // a time past every message: no offset is the answer
+  EXPECT_EQ(Cluster::answered_error(*tp, 1700000000000), RD_KAFKA_RESP_ERR_NO_ERROR);
+  tp->offset = 42;
+  EXPECT_EQ(Cluster::answered_error(*tp, RD_KAFKA_OFFSET_SPEC_LATEST), RD_KAFKA_RESP_ERR_NO_ERROR);
+  tp->err = RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
+  EXPECT_EQ(Cluster::answered_error(*tp, RD_KAFKA_OFFSET_SPEC_LATEST),
+            RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+  const int garbage = -17312;  // what one such answer held
+  std::memcpy(&tp->err, &garbage, sizeof garbage);
+  EXPECT_EQ(Cluster::answered_error(*tp, RD_KAFKA_OFFSET_SPEC_LATEST),
+            RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE);
+  tp->err = RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
 }  // namespace
