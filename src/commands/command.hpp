@@ -65,5 +65,6 @@ std::unique_ptr<Command> add_connect(CLI::App& app);
 std::unique_ptr<Command> add_doctor(CLI::App& app);
 std::unique_ptr<Command> add_sources(CLI::App& app);
 std::unique_ptr<Command> add_runs(CLI::App& app);  // `runs` and `runs show`
+std::unique_ptr<Command> add_serve(CLI::App& app);
 
 }  // namespace krow::commands

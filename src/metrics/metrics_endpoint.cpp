@@ -33,8 +33,10 @@ ListenAddress parse_listen_address(const std::string& text, const std::string& f
 }
 
 MetricsEndpoint::MetricsEndpoint(const ListenAddress& address, const std::string& flag,
-                                 std::function<std::string()> render)
-    : server_(std::make_unique<httplib::Server>()), render_(std::move(render)) {
+                                 std::function<std::string()> render, PlainRoutes more)
+    : server_(std::make_unique<httplib::Server>()),
+      render_(std::move(render)),
+      more_(std::move(more)) {
   // A scrape is one small GET: two threads, short timeouts, no request body.
   server_->new_task_queue = [] { return new httplib::ThreadPool(2); };
   server_->set_read_timeout(std::chrono::seconds(5));
@@ -44,6 +46,12 @@ MetricsEndpoint::MetricsEndpoint(const ListenAddress& address, const std::string
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(render_(), "text/plain; version=0.0.4; charset=utf-8");
   });
+  for (const auto& [path, answer] : more_)
+    server_->Get(path, [&answer = answer](const httplib::Request&, httplib::Response& res) {
+      const auto a = answer();
+      res.status = a.status;
+      res.set_content(a.body, "text/plain; charset=utf-8");
+    });
   server_->set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty())
       res.set_content("krow serves GET /metrics here\n", "text/plain; charset=utf-8");

@@ -1,12 +1,13 @@
 #pragma once
 // `GET /metrics` over HTTP on a thread of its own (cpp-httplib), for Prometheus to scrape
-// (docs/metrics.md). It answers that one route; any other path or method is refused (4xx),
-// and so is a request body over 1 KiB. It never serves files.
+// (docs/metrics.md), and the few plain routes it is given. Any other path or method is
+// refused (4xx), and so is a request body over 1 KiB. It never serves files.
 //
 // Thread: construct and destroy on one thread; the render function is called from the
 // server's threads.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,12 +26,20 @@ struct ListenAddress {
 };
 ListenAddress parse_listen_address(const std::string& text, const std::string& flag);
 
+// A plain-text answer to one more GET route (`krow serve`'s /livez and /readyz).
+struct PlainAnswer {
+  int status = 200;
+  std::string body;
+};
+using PlainRoutes = std::map<std::string, std::function<PlainAnswer()>>;
+
 class MetricsEndpoint {
  public:
   // Listens on `address` at once (throws Error(config) naming `flag` when it cannot: the port
-  // is taken, the host is not this machine's) and serves `render()` as the exposition.
+  // is taken, the host is not this machine's) and serves `render()` as the exposition, and
+  // each of `more` at its path.
   MetricsEndpoint(const ListenAddress& address, const std::string& flag,
-                  std::function<std::string()> render);
+                  std::function<std::string()> render, PlainRoutes more = {});
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
@@ -41,6 +50,7 @@ class MetricsEndpoint {
  private:
   std::unique_ptr<httplib::Server> server_;
   std::function<std::string()> render_;
+  PlainRoutes more_;
   int port_ = 0;
   std::thread thread_;
 };

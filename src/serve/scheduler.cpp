@@ -1,0 +1,283 @@
+#include "serve/scheduler.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include "util/error.hpp"
+#include "util/process.hpp"
+
+namespace krow::serve {
+
+namespace {
+
+int64_t to_ms(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+Clock::time_point from_ms(int64_t ms) {
+  return Clock::time_point(std::chrono::milliseconds(ms));
+}
+
+std::string file_stamp(Clock::time_point t) {
+  const std::time_t secs = Clock::to_time_t(t);
+  std::tm utc{};
+  gmtime_r(&secs, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &utc);
+  return buf;
+}
+
+// The last "krow: error: ..." line of a run's output (what stopped it), or "".
+std::string last_error(const std::string& log) {
+  std::ifstream in(log, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<int64_t>(in.tellg());
+  in.seekg(std::max<int64_t>(0, size - 65536));
+  std::string line, found;
+  while (std::getline(in, line))
+    if (line.rfind("krow: error: ", 0) == 0) found = line.substr(13);
+  return found;
+}
+
+// Backoff after `failures` runs in a row that did not succeed: 30 s, doubling, at most 1 h.
+std::chrono::seconds backoff(int failures) {
+  if (failures <= 0) return std::chrono::seconds(0);
+  return std::chrono::seconds(std::min<int64_t>(3600, int64_t(30) << std::min(failures - 1, 7)));
+}
+
+}  // namespace
+
+std::string outcome_of_exit(int code) {
+  switch (code) {
+    case 0: return "success";
+    case 1: return "failed";
+    case 2: return "partial";
+    case 3: return "invalid";
+    case 4: return "gate_failed";
+    case 75: return "retry_later";
+    case 130: return "interrupted";
+    default: return "exit " + std::to_string(code);
+  }
+}
+
+Scheduler::Scheduler(const ServeConfig& config, ServeStore& store, std::string program,
+                     std::function<void(const ServedRun&)> on_run_end)
+    : config_(config), store_(store), program_(std::move(program)), on_run_end_(std::move(on_run_end)) {
+  const auto now = Clock::now();
+  for (const auto& s : config.syncs) {
+    Hosted h;
+    h.sync = s;
+    h.state = store_.state(s.id);
+    if (!h.state.next_due_ms) {
+      // Never scheduled before: a continuous sync and one run `every` so often start now.
+      if (s.schedule.kind() == Schedule::Kind::continuous || s.schedule.kind() == Schedule::Kind::every)
+        h.state.next_due_ms = to_ms(now);
+      else if (const auto next = s.schedule.next_after(now))
+        h.state.next_due_ms = to_ms(*next);
+    } else if (s.schedule.kind() == Schedule::Kind::continuous) {
+      h.state.next_due_ms = to_ms(now);
+    }
+    if (s.schedule.kind() == Schedule::Kind::manual) h.state.next_due_ms.reset();
+    store_.save(h.state);
+    if (const auto last = store_.runs(s.id, 1); !last.empty() && last.front().ended_ms) h.last = last.front();
+    hosted_.push_back(std::move(h));
+  }
+  // Runs this service never saw end: the previous service process stopped (kill -9, a
+  // crash) while they ran. Their children got SIGTERM then; one may still be finishing.
+  for (auto& r : store_.unfinished()) {
+    std::string message = "the service stopped while this run was under way";
+    for (auto& h : hosted_)
+      if (h.sync.id == r.sync && r.pid > 0 && process_alive(r.pid) && process_name(r.pid) == "krow") {
+        h.orphan = static_cast<pid_t>(r.pid);
+        message += " (its process was still finishing when the service started again)";
+      }
+    store_.run_ended(r.id, to_ms(now), "interrupted", std::nullopt, message);
+    r.ended_ms = to_ms(now);
+    r.outcome = "interrupted";
+    r.message = message;
+    for (auto& h : hosted_)
+      if (h.sync.id == r.sync) h.last = r;
+  }
+}
+
+Scheduler::~Scheduler() {
+  stop(std::chrono::seconds(60));
+}
+
+void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point now) {
+  const auto dir = config_.logs / h.sync.id;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const auto log = (dir / (file_stamp(now) + "-" + trigger + ".log")).string();
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  if (fd < 0) {
+    std::fprintf(stderr, "krow serve: cannot write the log of sync '%s' to %s; not started\n", h.sync.id.c_str(),
+                 log.c_str());
+    h.not_before = now + std::chrono::seconds(30);
+    return;
+  }
+  std::vector<std::string> args{program_, "sync", "-q", h.sync.manifest.string()};
+  if (h.sync.schedule.kind() == Schedule::Kind::continuous) args.push_back("--follow");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child: only async-signal-safe calls until exec.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(1);  // the service ended meanwhile
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ::close(fd);
+  if (pid < 0) {
+    std::fprintf(stderr, "krow serve: cannot start a run of sync '%s' (fork failed)\n", h.sync.id.c_str());
+    h.not_before = now + std::chrono::seconds(30);
+    return;
+  }
+  h.pid = pid;
+  ServedRun r;
+  r.sync = h.sync.id;
+  r.trigger = trigger;
+  r.started_ms = to_ms(now);
+  r.pid = pid;
+  r.log = log;
+  r.id = store_.run_started(r);
+  h.current = r;
+  // `every` counts from the start of a run; cron goes to its next time; a manual run leaves
+  // the schedule as it was.
+  if (trigger != "manual") schedule_next(h, now, false, now);
+}
+
+void Scheduler::schedule_next(Hosted& h, Clock::time_point from, bool failed, Clock::time_point now) {
+  const auto& schedule = h.sync.schedule;
+  std::optional<Clock::time_point> next;
+  if (schedule.kind() == Schedule::Kind::continuous)
+    next = now;
+  else
+    next = schedule.next_after(from);
+  if (failed) h.not_before = now + backoff(h.state.failures);
+  h.state.next_due_ms = next ? std::optional<int64_t>(to_ms(*next)) : std::nullopt;
+  store_.save(h.state);
+}
+
+void Scheduler::finished(Hosted& h, int wait_status, Clock::time_point now) {
+  auto r = *h.current;
+  if (WIFEXITED(wait_status)) {
+    r.exit_code = WEXITSTATUS(wait_status);
+    r.outcome = outcome_of_exit(*r.exit_code);
+  } else {
+    r.outcome = "killed";
+    r.message = std::string("ended by signal ") + std::to_string(WTERMSIG(wait_status));
+  }
+  if (r.message.empty()) r.message = last_error(r.log);
+  r.ended_ms = to_ms(now);
+  store_.run_ended(r.id, *r.ended_ms, r.outcome, r.exit_code, r.message);
+  const bool ok = r.outcome == "success";
+  h.state.failures = ok ? 0 : h.state.failures + 1;
+  if (!ok) h.not_before = now + backoff(h.state.failures);
+  if (h.sync.schedule.kind() == Schedule::Kind::continuous) h.state.next_due_ms = to_ms(now);
+  store_.save(h.state);
+  h.pid = -1;
+  h.stuck = false;
+  h.current.reset();
+  h.last = r;
+  if (on_run_end_) on_run_end_(r);
+}
+
+void Scheduler::tick(Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  for (auto& h : hosted_) {
+    if (h.pid > 0) {
+      int status = 0;
+      if (waitpid(h.pid, &status, WNOHANG) == h.pid) finished(h, status, now);
+    }
+    if (h.orphan > 0 && !process_alive(h.orphan)) h.orphan = -1;
+    if (h.current && !h.stuck && now - from_ms(h.current->started_ms) > config_.run_timeout &&
+        h.sync.schedule.kind() != Schedule::Kind::continuous) {
+      h.stuck = true;
+      std::fprintf(stderr, "krow serve: the run of sync '%s' has gone on for longer than run_timeout; see %s\n",
+                   h.sync.id.c_str(), h.current->log.c_str());
+    }
+    if (h.pid > 0 || h.orphan > 0 || !h.state.next_due_ms || now < h.not_before) continue;
+    const auto due = from_ms(*h.state.next_due_ms);
+    if (now < due) continue;
+    // Due before the last run ended long ago: the service was down then. One run, not a burst.
+    const bool missed = h.sync.schedule.kind() != Schedule::Kind::continuous &&
+                        now - due > std::chrono::seconds(60);
+    start(h, h.sync.schedule.kind() == Schedule::Kind::continuous ? "continuous" : missed ? "missed" : "schedule",
+          now);
+  }
+}
+
+bool Scheduler::run_now(const std::string& sync) {
+  std::lock_guard lock(mu_);
+  for (auto& h : hosted_)
+    if (h.sync.id == sync) {
+      if (h.pid > 0 || h.orphan > 0) return false;
+      start(h, "manual", Clock::now());
+      return h.pid > 0;
+    }
+  return false;
+}
+
+void Scheduler::stop(std::chrono::seconds grace) {
+  std::lock_guard lock(mu_);
+  for (auto& h : hosted_)
+    if (h.pid > 0) kill(h.pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  for (;;) {
+    bool left = false;
+    for (auto& h : hosted_) {
+      if (h.pid <= 0) continue;
+      int status = 0;
+      if (waitpid(h.pid, &status, WNOHANG) == h.pid)
+        finished(h, status, Clock::now());
+      else
+        left = true;
+    }
+    if (!left) return;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (auto& h : hosted_)
+    if (h.pid > 0) {
+      kill(h.pid, SIGKILL);
+      int status = 0;
+      waitpid(h.pid, &status, 0);
+      finished(h, status, Clock::now());
+    }
+}
+
+std::vector<SyncStatusView> Scheduler::status() const {
+  std::lock_guard lock(mu_);
+  std::vector<SyncStatusView> out;
+  for (const auto& h : hosted_) {
+    SyncStatusView v;
+    v.id = h.sync.id;
+    v.schedule = h.sync.schedule.text();
+    v.running = h.pid > 0 || h.orphan > 0;
+    v.stuck = h.stuck;
+    if (h.state.next_due_ms) v.next_due = std::max(from_ms(*h.state.next_due_ms), h.not_before);
+    v.failures = h.state.failures;
+    v.last = h.last;
+    v.current = h.current;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace krow::serve
