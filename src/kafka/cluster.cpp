@@ -168,9 +168,9 @@ std::vector<int64_t> Cluster::list_offsets(const std::vector<TopicPartition>& pa
 }
 
 rd_kafka_resp_err_t Cluster::answered_error(const rd_kafka_topic_partition_t& tp, int64_t spec) {
-  // librdkafka can hand back a partition its answer never filled in (seen under its mock
-  // cluster when every answer was an error): no error, no offset, or an error field that
-  // holds no error code at all. Such an answer is asked again, never taken as an offset.
+  // An answer that says no error yet holds no earliest or latest offset, or whose error is
+  // no code librdkafka knows, is asked again: taken as it is, a missing latest offset would
+  // plan the partition as empty.
   static const std::set<int> known = [] {
     const rd_kafka_err_desc* descs = nullptr;
     size_t count = 0;

@@ -68,7 +68,7 @@ class Cluster {
  public:
   // The error of one partition's answer to a ListOffsets request for `spec` (a timestamp, or
   // RD_KAFKA_OFFSET_SPEC_EARLIEST / _LATEST): OFFSET_NOT_AVAILABLE (retriable: asked again)
-  // for an answer librdkafka left unfilled — no error and no offset, or no error code at all.
+  // for an answer that holds no offset yet says no error, or holds no known error code.
   static rd_kafka_resp_err_t answered_error(const rd_kafka_topic_partition_t& tp, int64_t spec);
 
  private:
