@@ -16,7 +16,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   libprotobuf-dev libprotoc-dev protobuf-compiler libpq-dev postgresql postgresql-client
   openjdk-17-jre-headless maven nodejs npm python3 python3-venv openssl
-  libcpp-httplib-dev prometheus-cpp-dev prometheus
+  libcpp-httplib-dev prometheus-cpp-dev prometheus libsqlite3-dev
 )
 
 missing=()

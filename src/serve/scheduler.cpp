@@ -135,7 +135,7 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
     // The child: only async-signal-safe calls until exec.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(1);  // the service ended meanwhile
-    const int null = ::open("/dev/null", O_RDONLY);
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null >= 0) dup2(null, 0);
     dup2(fd, 1);
     dup2(fd, 2);

@@ -47,12 +47,12 @@ ServeConfig load_serve_config(const std::filesystem::path& file) {
     if (!node.IsMap()) r.fail(node, where + " is a mapping with manifest and schedule");
     const Section s(r, node, where);
     s.check_keys({"manifest", "schedule"});
-    HostedSync h{"", s.path("manifest"), Schedule::parse(s.has("schedule") ? s.text("schedule") : "manual", "")};
+    HostedSync h{"", s.path("manifest"), Schedule::parse("manual", where)};
     if (s.has("schedule")) {
       try {
         h.schedule = Schedule::parse(s.text("schedule"), where + ".schedule");
       } catch (const Error& e) {
-        s.fail("schedule", e.what());
+        s.fail("schedule", e.what());  // at the key's line
       }
     }
     // Loaded now, as `krow plan` would: a broken manifest stops the service before it starts.
