@@ -223,17 +223,6 @@ void Scheduler::tick(Clock::time_point now) {
   }
 }
 
-bool Scheduler::run_now(const std::string& sync) {
-  std::lock_guard lock(mu_);
-  for (auto& h : hosted_)
-    if (h.sync.id == sync) {
-      if (h.pid > 0 || h.orphan > 0) return false;
-      start(h, "manual", Clock::now());
-      return h.pid > 0;
-    }
-  return false;
-}
-
 void Scheduler::stop(std::chrono::seconds grace) {
   std::lock_guard lock(mu_);
   for (auto& h : hosted_)

@@ -58,9 +58,6 @@ class Scheduler {
   // Reaps the runs that ended and starts the ones that are due. Call often (every ~200 ms).
   void tick(Clock::time_point now);
 
-  // Starts a run of `sync` now (manual), unless one is under way. False when one is.
-  bool run_now(const std::string& sync);
-
   // SIGTERM to every child, then waits up to `grace` for them (SIGKILL after).
   void stop(std::chrono::seconds grace);
 
