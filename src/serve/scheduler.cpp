@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +132,10 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const pid_t parent = getpid();
+  rlimit files{};
+  const int max_fd = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 65536
+                         ? static_cast<int>(files.rlim_cur)
+                         : 65536;
   const pid_t pid = fork();
   if (pid == 0) {
     // The child: only async-signal-safe calls until exec.
@@ -139,6 +145,11 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
     if (null >= 0) dup2(null, 0);
     dup2(fd, 1);
     dup2(fd, 2);
+    // Nothing else of the service goes with the run (cpp-httplib's sockets are not
+    // close-on-exec): above all not its listening socket, which a run outliving a killed
+    // service would keep, so that the service could not listen on its port again.
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+      for (int other = 3; other < max_fd; ++other) ::close(other);
     execv(argv[0], argv.data());
     _exit(127);
   }
