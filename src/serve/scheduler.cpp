@@ -70,28 +70,30 @@ std::string outcome_of_exit(int code) {
   }
 }
 
-Scheduler::Scheduler(const ServeConfig& config, ServeStore& store, std::string program,
+Scheduler::Hosted Scheduler::make_hosted(const HostedSync& s, Clock::time_point now) {
+  Hosted h;
+  h.sync = s;
+  h.state = store_.state(s.id);
+  if (!h.state.next_due_ms) {
+    // Never scheduled before: a continuous sync and one run `every` so often start now.
+    if (s.schedule.kind() == Schedule::Kind::continuous || s.schedule.kind() == Schedule::Kind::every)
+      h.state.next_due_ms = to_ms(now);
+    else if (const auto next = s.schedule.next_after(now))
+      h.state.next_due_ms = to_ms(*next);
+  } else if (s.schedule.kind() == Schedule::Kind::continuous) {
+    h.state.next_due_ms = to_ms(now);
+  }
+  if (s.schedule.kind() == Schedule::Kind::manual) h.state.next_due_ms.reset();
+  store_.save(h.state);
+  if (const auto last = store_.runs(s.id, 1); !last.empty() && last.front().ended_ms) h.last = last.front();
+  return h;
+}
+
+Scheduler::Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store, std::string program,
                      std::function<void(const ServedRun&)> on_run_end)
     : config_(config), store_(store), program_(std::move(program)), on_run_end_(std::move(on_run_end)) {
   const auto now = Clock::now();
-  for (const auto& s : config.syncs) {
-    Hosted h;
-    h.sync = s;
-    h.state = store_.state(s.id);
-    if (!h.state.next_due_ms) {
-      // Never scheduled before: a continuous sync and one run `every` so often start now.
-      if (s.schedule.kind() == Schedule::Kind::continuous || s.schedule.kind() == Schedule::Kind::every)
-        h.state.next_due_ms = to_ms(now);
-      else if (const auto next = s.schedule.next_after(now))
-        h.state.next_due_ms = to_ms(*next);
-    } else if (s.schedule.kind() == Schedule::Kind::continuous) {
-      h.state.next_due_ms = to_ms(now);
-    }
-    if (s.schedule.kind() == Schedule::Kind::manual) h.state.next_due_ms.reset();
-    store_.save(h.state);
-    if (const auto last = store_.runs(s.id, 1); !last.empty() && last.front().ended_ms) h.last = last.front();
-    hosted_.push_back(std::move(h));
-  }
+  for (const auto& s : syncs) hosted_.push_back(make_hosted(s, now));
   // Runs this service never saw end: the previous service process stopped (kill -9, a
   // crash) while they ran. Their children got SIGTERM then; one may still be finishing.
   for (auto& r : store_.unfinished()) {
@@ -127,7 +129,10 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
     return;
   }
   std::vector<std::string> args{program_, "sync", "-q", h.sync.manifest.string()};
-  if (h.sync.schedule.kind() == Schedule::Kind::continuous) args.push_back("--follow");
+  if (trigger == "resync")
+    args = {program_, "resync", "--full", "-q", h.sync.manifest.string()};
+  else if (h.sync.schedule.kind() == Schedule::Kind::continuous && trigger != "manual")
+    args.push_back("--follow");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -160,6 +165,7 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
     return;
   }
   h.pid = pid;
+  h.trigger = trigger;
   ServedRun r;
   r.sync = h.sync.id;
   r.trigger = trigger;
@@ -168,9 +174,9 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
   r.log = log;
   r.id = store_.run_started(r);
   h.current = r;
-  // `every` counts from the start of a run; cron goes to its next time; a manual run leaves
-  // the schedule as it was.
-  if (trigger != "manual") schedule_next(h, now, false, now);
+  // `every` counts from the start of a run; cron goes to its next time; a run asked for
+  // through the API leaves the schedule as it was.
+  if (trigger != "manual" && trigger != "resync") schedule_next(h, now, false, now);
 }
 
 void Scheduler::schedule_next(Hosted& h, Clock::time_point from, bool failed, Clock::time_point now) {
@@ -203,6 +209,7 @@ void Scheduler::finished(Hosted& h, int wait_status, Clock::time_point now) {
   if (h.sync.schedule.kind() == Schedule::Kind::continuous) h.state.next_due_ms = to_ms(now);
   store_.save(h.state);
   h.pid = -1;
+  h.trigger.clear();
   h.stuck = false;
   h.current.reset();
   h.last = r;
@@ -223,7 +230,7 @@ void Scheduler::tick(Clock::time_point now) {
       std::fprintf(stderr, "krow serve: the run of sync '%s' has gone on for longer than run_timeout; see %s\n",
                    h.sync.id.c_str(), h.current->log.c_str());
     }
-    if (h.pid > 0 || h.orphan > 0 || !h.state.next_due_ms || now < h.not_before) continue;
+    if (h.pid > 0 || h.orphan > 0 || h.state.paused || !h.state.next_due_ms || now < h.not_before) continue;
     const auto due = from_ms(*h.state.next_due_ms);
     if (now < due) continue;
     // Due before the last run ended long ago: the service was down then. One run, not a burst.
@@ -262,22 +269,103 @@ void Scheduler::stop(std::chrono::seconds grace) {
     }
 }
 
+SyncStatusView Scheduler::view(const Hosted& h) const {
+  SyncStatusView v;
+  v.id = h.sync.id;
+  v.schedule = h.sync.schedule.text();
+  v.manifest = h.sync.manifest.string();
+  v.from_api = h.sync.from_api;
+  v.paused = h.state.paused;
+  v.running = h.pid > 0 || h.orphan > 0;
+  v.stuck = h.stuck;
+  if (h.state.next_due_ms && !h.state.paused) v.next_due = std::max(from_ms(*h.state.next_due_ms), h.not_before);
+  v.failures = h.state.failures;
+  v.last = h.last;
+  v.current = h.current;
+  return v;
+}
+
 std::vector<SyncStatusView> Scheduler::status() const {
   std::lock_guard lock(mu_);
   std::vector<SyncStatusView> out;
-  for (const auto& h : hosted_) {
-    SyncStatusView v;
-    v.id = h.sync.id;
-    v.schedule = h.sync.schedule.text();
-    v.running = h.pid > 0 || h.orphan > 0;
-    v.stuck = h.stuck;
-    if (h.state.next_due_ms) v.next_due = std::max(from_ms(*h.state.next_due_ms), h.not_before);
-    v.failures = h.state.failures;
-    v.last = h.last;
-    v.current = h.current;
-    out.push_back(std::move(v));
-  }
+  for (const auto& h : hosted_) out.push_back(view(h));
   return out;
+}
+
+std::optional<SyncStatusView> Scheduler::status(const std::string& id) const {
+  std::lock_guard lock(mu_);
+  for (const auto& h : hosted_)
+    if (h.sync.id == id) return view(h);
+  return std::nullopt;
+}
+
+Scheduler::Hosted* Scheduler::find(const std::string& id) {
+  for (auto& h : hosted_)
+    if (h.sync.id == id) return &h;
+  return nullptr;
+}
+
+Scheduler::Answer Scheduler::act(const std::string& id, Action action, Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  auto* h = find(id);
+  if (!h) return Answer::no_such_sync;
+  switch (action) {
+    case Action::run:
+    case Action::resync:
+      if (h->pid > 0 || h->orphan > 0) return Answer::running;
+      start(*h, action == Action::run ? "manual" : "resync", now);
+      return h->pid > 0 ? Answer::done : Answer::running;
+    case Action::pause:
+      if (h->state.paused) return Answer::paused_already;
+      h->state.paused = true;
+      store_.save(h->state);
+      // A continuous run stops as SIGTERM stops it (what it read is committed); a
+      // scheduled run under way ends as it would.
+      if (h->pid > 0 && h->trigger == "continuous") kill(h->pid, SIGTERM);
+      return Answer::done;
+    case Action::resume:
+      if (!h->state.paused) return Answer::not_paused;
+      h->state.paused = false;
+      h->not_before = {};
+      if (h->sync.schedule.kind() == Schedule::Kind::continuous) h->state.next_due_ms = to_ms(now);
+      store_.save(h->state);
+      return Answer::done;
+  }
+  return Answer::done;
+}
+
+bool Scheduler::add(const HostedSync& sync) {
+  std::lock_guard lock(mu_);
+  if (find(sync.id)) return false;
+  hosted_.push_back(make_hosted(sync, Clock::now()));
+  return true;
+}
+
+Scheduler::Answer Scheduler::replace(const HostedSync& sync) {
+  std::lock_guard lock(mu_);
+  auto* h = find(sync.id);
+  if (!h) return Answer::no_such_sync;
+  if (h->pid > 0 || h->orphan > 0) return Answer::running;
+  const bool paused = h->state.paused;
+  h->sync = sync;
+  // The new schedule starts from now.
+  h->state.next_due_ms.reset();
+  if (sync.schedule.kind() == Schedule::Kind::continuous || sync.schedule.kind() == Schedule::Kind::every)
+    h->state.next_due_ms = to_ms(Clock::now());
+  else if (const auto next = sync.schedule.next_after(Clock::now()))
+    h->state.next_due_ms = to_ms(*next);
+  h->state.paused = paused;
+  store_.save(h->state);
+  return Answer::done;
+}
+
+Scheduler::Answer Scheduler::remove(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto* h = find(id);
+  if (!h) return Answer::no_such_sync;
+  if (h->pid > 0 || h->orphan > 0) return Answer::running;
+  hosted_.erase(hosted_.begin() + (h - hosted_.data()));
+  return Answer::done;
 }
 
 }  // namespace krow::serve

@@ -38,6 +38,9 @@ namespace krow::serve {
 struct SyncStatusView {
   std::string id;
   std::string schedule;
+  std::string manifest;
+  bool from_api = false;
+  bool paused = false;
   bool running = false;
   bool stuck = false;           // running past run_timeout
   std::optional<Clock::time_point> next_due;
@@ -48,8 +51,9 @@ struct SyncStatusView {
 
 class Scheduler {
  public:
-  // `program`: the krow binary to run (this one). `on_run_end` is told of every run that ends.
-  Scheduler(const ServeConfig& config, ServeStore& store, std::string program,
+  // Hosts `syncs` (the config's and those created through the API). `program`: the krow
+  // binary to run (this one). `on_run_end` is told of every run that ends.
+  Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store, std::string program,
             std::function<void(const ServedRun&)> on_run_end = {});
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
@@ -62,19 +66,40 @@ class Scheduler {
   void stop(std::chrono::seconds grace);
 
   std::vector<SyncStatusView> status() const;
+  std::optional<SyncStatusView> status(const std::string& id) const;
+
+  // What the API asks of a sync (any thread).
+  enum class Action { run, resync, pause, resume };
+  enum class Answer { done, no_such_sync, running, paused_already, not_paused };
+  // run: a run now (trigger "manual"), whatever the schedule and even when paused; resync:
+  // `krow resync --full` now (trigger "resync"); pause: no more runs until resume (a
+  // continuous run is stopped as SIGTERM stops it: what it read is committed); resume: the
+  // schedule again (a run due meanwhile runs once).
+  Answer act(const std::string& id, Action action, Clock::time_point now);
+
+  // Hosts one more sync; false when its ID is hosted already.
+  bool add(const HostedSync& sync);
+  // Changes a hosted sync's manifest and schedule; `running` when a run is under way.
+  Answer replace(const HostedSync& sync);
+  // Stops hosting a sync; `running` when a run is under way.
+  Answer remove(const std::string& id);
 
  private:
   struct Hosted {
     HostedSync sync;
     SyncState state;
     std::optional<ServedRun> current;
+    std::string trigger;   // of the run under way
     pid_t pid = -1;        // our child; -1 when none
     pid_t orphan = -1;     // a child of a previous service process, still finishing
     bool stuck = false;
     std::optional<ServedRun> last;
     Clock::time_point not_before{};  // backoff after a failure
   };
+  Hosted make_hosted(const HostedSync& s, Clock::time_point now);
   void start(Hosted& h, const std::string& trigger, Clock::time_point now);
+  SyncStatusView view(const Hosted& h) const;
+  Hosted* find(const std::string& id);
   void finished(Hosted& h, int wait_status, Clock::time_point now);
   void schedule_next(Hosted& h, Clock::time_point from, bool failed, Clock::time_point now);
 

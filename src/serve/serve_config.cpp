@@ -26,13 +26,26 @@ ServeConfig load_serve_config(const std::filesystem::path& file) {
     throw Error(ErrorClass::config, file.string() + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) r.fail(root, "the service's config is a YAML mapping with listen, state and syncs");
-  r.check_keys(root, "the service's config", {"listen", "state", "logs", "run_timeout", "syncs"});
+  r.check_keys(root, "the service's config", {"listen", "state", "logs", "run_timeout", "tls", "api_manifests", "syncs"});
   ServeConfig c;
   c.file = file;
   const Section top(r, root, "");
   if (top.has("listen")) c.listen = top.text("listen");
   c.state = top.has("state") ? top.path("state") : r.base() / "krow-serve.db";
   c.logs = top.has("logs") ? top.path("logs") : r.base() / "logs";
+  c.api_manifests = top.has("api_manifests") ? top.path("api_manifests") : r.base() / "api-syncs";
+  if (const auto tls = root["tls"]) {
+    if (!tls.IsMap()) r.fail(tls, "tls is a mapping with certificate and key (PEM files)");
+    const Section t(r, tls, "tls");
+    t.check_keys({"certificate", "key"});
+    c.tls_certificate = t.path("certificate");
+    c.tls_key = t.path("key");
+    for (const auto& [key, file] : {std::pair{"certificate", c.tls_certificate}, std::pair{"key", c.tls_key}}) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(file, ec))
+        t.fail(key, std::string("tls.") + key + ": no such file " + file.string());
+    }
+  }
   if (top.has("run_timeout")) {
     const auto ms = parse_duration_ms(top.text("run_timeout"));
     if (!ms || *ms < 1000) top.fail("run_timeout", "run_timeout is a duration such as 30m or 2h");

@@ -6,6 +6,10 @@
 //   state: krow-serve.db          # its SQLite file, relative to this file's folder
 //   logs: logs                    # one file per run (its output), likewise
 //   run_timeout: 2h               # a run longer than this is reported as stuck
+//   tls:                          # HTTPS instead of HTTP
+//     certificate: server.crt     # PEM, the chain after the server's own
+//     key: server.key             # PEM, unencrypted, readable by the service only
+//   api_manifests: api-syncs      # where the manifests of syncs created through the API go
 //   syncs:
 //     - manifest: orders.yaml
 //       schedule: every 15m       # manual | continuous | every D | cron M H DOM MON DOW
@@ -26,6 +30,7 @@ struct HostedSync {
   std::string id;  // the manifest's sync ID (`name:`)
   std::filesystem::path manifest;
   Schedule schedule;
+  bool from_api = false;  // created through the API (else listed in the config file)
 };
 
 struct ServeConfig {
@@ -34,6 +39,8 @@ struct ServeConfig {
   std::filesystem::path state;
   std::filesystem::path logs;
   std::chrono::milliseconds run_timeout{std::chrono::hours(2)};
+  std::filesystem::path tls_certificate, tls_key;  // both or neither
+  std::filesystem::path api_manifests;
   std::vector<HostedSync> syncs;
 };
 

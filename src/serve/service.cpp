@@ -1,13 +1,17 @@
 #include "serve/service.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
 
+#include "manifest/manifest.hpp"
 #include "metrics/metrics_endpoint.hpp"
 #include "metrics/serve_metrics.hpp"
+#include "serve/api.hpp"
 #include "serve/scheduler.hpp"
 #include "serve/serve_store.hpp"
+#include "util/error.hpp"
 
 namespace krow::serve {
 
@@ -24,34 +28,48 @@ void serve(const ServeConfig& config, const std::atomic<bool>& stop) {
   std::filesystem::create_directories(config.logs, ec);
   ServeStore store(config.state);
   metrics::ServeMetrics figures;
+  // The config's syncs, and those created through the API (their manifests as they were saved).
+  auto syncs = config.syncs;
+  for (const auto& a : store.api_syncs()) {
+    try {
+      const auto manifest = load_manifest(a.manifest);
+      if (manifest.name != a.id) throw Error(ErrorClass::config, "its name is now '" + manifest.name + "'");
+      if (std::any_of(syncs.begin(), syncs.end(), [&](const HostedSync& h) { return h.id == a.id; }))
+        throw Error(ErrorClass::config, "the config file hosts a sync of that ID too");
+      syncs.push_back(HostedSync{a.id, a.manifest, Schedule::parse(a.schedule, "schedule"), true});
+    } catch (const Error& e) {
+      std::fprintf(stderr, "krow serve: not hosting sync '%s' created through the API (%s): %s\n", a.id.c_str(),
+                   a.manifest.c_str(), e.what());
+    }
+  }
   // Runs are this very binary: `krow sync` as the command line runs it.
   const auto program = std::filesystem::read_symlink("/proc/self/exe").string();
-  Scheduler scheduler(config, store, program, [&figures](const ServedRun& r) {
+  Scheduler scheduler(config, syncs, store, program, [&figures](const ServedRun& r) {
     figures.run_ended(r.sync, r.outcome, std::chrono::milliseconds(r.ended_ms.value_or(r.started_ms) - r.started_ms),
                       static_cast<double>(r.ended_ms.value_or(0)) / 1000);
   });
   std::atomic<bool> ready{false};
-  const auto address = metrics::parse_listen_address(config.listen, config.file.string() + ": listen");
-  const metrics::MetricsEndpoint endpoint(
-      address, config.file.string() + ": listen",
+  const ApiServer api(
+      config, store, scheduler,
       [&] {
         for (const auto& s : scheduler.status())
           figures.sync_state(s.id, s.running, s.stuck,
                              s.next_due ? std::optional<double>(unix_seconds(*s.next_due)) : std::nullopt);
         return figures.exposition();
       },
-      {{"/livez", [] { return metrics::PlainAnswer{200, "ok\n"}; }},
-       {"/readyz",
-        [&ready] {
-          return ready.load() ? metrics::PlainAnswer{200, "ready\n"}
-                              : metrics::PlainAnswer{503, "not ready: the scheduler is starting or stopping\n"};
-        }}});
+      ready);
+  const auto address = metrics::parse_listen_address(config.listen, "listen");
   const bool v6 = address.host.find(':') != std::string::npos;
   std::fprintf(stderr,
-               "krow serve: listening on http://%s%s%s:%d (GET /livez, /readyz, /metrics); hosting %zu sync%s; "
-               "state in %s\n",
-               v6 ? "[" : "", address.host.c_str(), v6 ? "]" : "", endpoint.port(), config.syncs.size(),
-               config.syncs.size() == 1 ? "" : "s", config.state.string().c_str());
+               "krow serve: listening on %s://%s%s%s:%d (API /api/v1; GET /livez, /readyz, /metrics); hosting %zu "
+               "sync%s; state in %s\n",
+               api.tls() ? "https" : "http", v6 ? "[" : "", address.host.c_str(), v6 ? "]" : "", api.port(),
+               syncs.size(), syncs.size() == 1 ? "" : "s", config.state.string().c_str());
+  if (store.users().empty())
+    std::fprintf(stderr,
+                 "krow serve: no user yet: create the first admin with `krow serve add-user NAME --role admin "
+                 "--config %s` (the password is read from standard input)\n",
+                 config.file.c_str());
   while (!stop.load()) {
     scheduler.tick(Clock::now());
     ready = true;

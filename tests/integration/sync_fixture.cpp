@@ -28,7 +28,8 @@ std::string slurp(const std::filesystem::path& p) {
 }
 
 pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& out,
-            const std::filesystem::path& err, const std::vector<std::string>& extra_env) {
+            const std::filesystem::path& err, const std::vector<std::string>& extra_env,
+            const std::filesystem::path& in = "/dev/null") {
   std::vector<std::string> argv_s{KROW_BINARY};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -36,7 +37,7 @@ pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& o
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, in.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
@@ -156,8 +157,13 @@ std::string SyncTest::write_manifest(const std::vector<std::string>& topics, con
 }
 
 RunOutput SyncTest::krow(const std::vector<std::string>& args) {
-  const auto out = dir_ / "krow.out", err = dir_ / "krow.err";
-  const pid_t pid = spawn(args, out, err, extra_env_);
+  return krow_with_input(args, std::nullopt);
+}
+
+RunOutput SyncTest::krow_with_input(const std::vector<std::string>& args, const std::optional<std::string>& input) {
+  const auto out = dir_ / "krow.out", err = dir_ / "krow.err", in = dir_ / "krow.in";
+  if (input) std::ofstream(in, std::ios::binary | std::ios::trunc) << *input;
+  const pid_t pid = spawn(args, out, err, extra_env_, input ? in : std::filesystem::path("/dev/null"));
   int status = 0;
   waitpid(pid, &status, 0);
   RunOutput r;
@@ -257,9 +263,18 @@ std::string SyncTest::table_of(const std::string& topic) {
 }
 
 SyncTest::HttpAnswer SyncTest::http(const std::string& url, const std::string& method,
-                                    const std::string& body) {
+                                    const std::string& body, const std::vector<std::string>& headers) {
   HttpAnswer a;
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> list(nullptr, curl_slist_free_all);
+  for (const auto& h : headers) list.reset(curl_slist_append(list.release(), h.c_str()));
+  if (list) curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, list.get());
+  curl_easy_setopt(
+      curl.get(), CURLOPT_HEADERFUNCTION, +[](char* p, size_t s, size_t n, void* out) {
+        static_cast<std::string*>(out)->append(p, s * n);
+        return s * n;
+      });
+  curl_easy_setopt(curl.get(), CURLOPT_HEADERDATA, &a.headers);
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_PATH_AS_IS, 1L);

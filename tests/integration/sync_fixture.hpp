@@ -67,6 +67,8 @@ class SyncTest : public ::testing::Test {
 
   // Runs the krow binary with `args` and waits for it.
   RunOutput krow(const std::vector<std::string>& args);
+  // The same, `input` on its standard input (else /dev/null).
+  RunOutput krow_with_input(const std::vector<std::string>& args, const std::optional<std::string>& input);
   // Starts the krow binary without waiting; returns its pid (output to files in the folder).
   pid_t start_krow(const std::vector<std::string>& args);
   // As start_krow, with its output in `out` and `err` (several krows running at once).
@@ -91,14 +93,15 @@ class SyncTest : public ::testing::Test {
   // Runs `krow sync` on the test manifest and expects success.
   RunOutput sync_ok(const std::string& manifest);
 
-  // One HTTP request (libcurl), the path sent as it is ("/../" too): the status (0 when
-  // nothing answered) and the body.
+  // One HTTP request (libcurl), the path sent as it is ("/../" too), with `headers`
+  // ("Name: value"): the status (0 when nothing answered), the headers and the body.
   struct HttpAnswer {
     long status = 0;
     std::string body;
+    std::string headers;
   };
   static HttpAnswer http(const std::string& url, const std::string& method = "GET",
-                         const std::string& body = {});
+                         const std::string& body = {}, const std::vector<std::string>& headers = {});
   // The port a krow serving metrics said it listens on ("krow: metrics at
   // http://127.0.0.1:PORT/metrics" in its stderr, the file `err`); 0 until it says.
   static int metrics_port(const std::filesystem::path& err);

@@ -184,7 +184,7 @@ TEST(Layers, CLibrariesAreIncludedOnlyWhereTheyAreWrapped) {
       {"sqlite3.h", {"serve"}},
       {"curl/", {"http"}},
       {"prometheus/", {"metrics"}},
-      {"httplib.h", {"metrics"}},
+      {"httplib.h", {"metrics", "serve"}},
       {"google/protobuf/", {"codec", "columns"}},
   };
   const auto layers = doc_layers();

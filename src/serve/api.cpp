@@ -1,0 +1,965 @@
+#include "serve/api.hpp"
+
+#include <httplib.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "connect/connect.hpp"
+#include "engines/engines.hpp"
+#include "manifest/manifest.hpp"
+#include "manifest/saved_source.hpp"
+#include "metrics/metrics_endpoint.hpp"
+#include "report/run_artifacts.hpp"
+#include "report/run_summary.hpp"
+#include "report/status.hpp"
+#include "secrets/credentials.hpp"
+#include "secrets/secret_store.hpp"
+#include "util/error.hpp"
+#include "util/json_writer.hpp"
+
+namespace krow::serve {
+
+namespace {
+
+constexpr size_t kMaxBody = 1 << 20;  // 1 MiB: a manifest is a few KiB
+constexpr int kSessionHours = 12;
+constexpr int kFreeSignInFailures = 5;  // then each attempt waits 1, 2, 4 ... s, at most 5 min
+constexpr size_t kMinPassword = 12;
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// What a handler answers.
+struct Reply {
+  int status = 200;
+  std::string body;
+  std::string type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+Reply json_reply(int status, std::string body) {
+  return Reply{status, std::move(body), "application/json", {}};
+}
+
+// {"error": {"code", "message", "fix"}}: `message` is the whole sentence, `fix` its fix alone.
+Reply error_reply(int status, const std::string& code, const std::string& message, const std::string& fix = "") {
+  JsonWriter w;
+  w.begin_object().key("error").begin_object().field("code", code).field("message", message);
+  w.field("fix", fix).end_object().end_object();
+  return json_reply(status, w.str());
+}
+
+Reply error_reply(int status, const std::string& code, const Error& e) {
+  return error_reply(status, code, e.what(), e.fix());
+}
+
+// A name the API takes in a path or a body: a sync ID, a user, a token ID, a run ID.
+bool plain_name(const std::string& s, size_t max = 128) {
+  static const std::regex ok("[A-Za-z0-9][A-Za-z0-9._@-]*");
+  return !s.empty() && s.size() <= max && std::regex_match(s, ok) && s.find("..") == std::string::npos;
+}
+
+// The request's JSON object body, its keys checked against `allowed`.
+class Body {
+ public:
+  Body(const std::string& text, std::initializer_list<const char*> allowed) {
+    if (text.empty()) throw error_reply(400, "bad_request", "the request has no body: send a JSON object");
+    if (parser_.parse(text).get(object_))
+      throw error_reply(400, "bad_request", "the request body is not a JSON object: send one, as docs/openapi.yaml shows");
+    for (auto field : object_) {
+      const std::string key(field.key);
+      if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) == allowed.end()) {
+        std::string list;
+        for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        throw error_reply(422, "unknown_field", "unknown field '" + key + "'; this request takes " + list);
+      }
+    }
+  }
+  std::optional<std::string> text(const char* key) const {
+    simdjson::dom::element e;
+    if (object_.at_key(key).get(e)) return std::nullopt;
+    std::string_view v;
+    if (e.get(v)) throw error_reply(422, "bad_field", std::string("'") + key + "' is a string");
+    return std::string(v);
+  }
+  std::string required(const char* key) const {
+    auto v = text(key);
+    if (!v || v->empty()) throw error_reply(422, "missing_field", std::string("'") + key + "' is required");
+    return *v;
+  }
+  std::optional<bool> flag(const char* key) const {
+    simdjson::dom::element e;
+    if (object_.at_key(key).get(e)) return std::nullopt;
+    bool v = false;
+    if (e.get(v)) throw error_reply(422, "bad_field", std::string("'") + key + "' is true or false");
+    return v;
+  }
+  std::optional<int64_t> number(const char* key) const {
+    simdjson::dom::element e;
+    if (object_.at_key(key).get(e)) return std::nullopt;
+    int64_t v = 0;
+    if (e.get(v)) throw error_reply(422, "bad_field", std::string("'") + key + "' is an integer");
+    return v;
+  }
+  std::optional<simdjson::dom::object> object(const char* key) const {
+    simdjson::dom::element e;
+    simdjson::dom::object o;
+    if (object_.at_key(key).get(e)) return std::nullopt;
+    if (e.get(o)) throw error_reply(422, "bad_field", std::string("'") + key + "' is an object");
+    return o;
+  }
+
+ private:
+  simdjson::dom::parser parser_;
+  simdjson::dom::object object_;
+};
+
+std::string member_text(simdjson::dom::object o, const char* key) {
+  std::string_view v;
+  if (o.at_key(key).get(v)) return {};
+  return std::string(v);
+}
+
+std::optional<std::string> header_cookie(const httplib::Request& req, const std::string& name) {
+  const auto cookies = req.get_header_value("Cookie");
+  size_t at = 0;
+  while (at < cookies.size()) {
+    const auto end = cookies.find(';', at);
+    auto part = cookies.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    while (!part.empty() && part.front() == ' ') part.erase(0, 1);
+    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+void write_time(JsonWriter& w, const char* key, std::optional<int64_t> ms) {
+  w.key(key);
+  if (ms)
+    w.value(*ms);
+  else
+    w.null();
+}
+
+void write_run(JsonWriter& w, const ServedRun& r) {
+  w.begin_object().field("trigger", r.trigger).field("started_at_ms", r.started_ms);
+  write_time(w, "ended_at_ms", r.ended_ms);
+  w.field("outcome", r.outcome.empty() ? std::string("running") : r.outcome);
+  w.key("exit_code");
+  if (r.exit_code)
+    w.value(*r.exit_code);
+  else
+    w.null();
+  w.field("message", r.message).end_object();
+}
+
+void write_sync(JsonWriter& w, const SyncStatusView& s) {
+  w.begin_object().field("id", s.id).field("schedule", s.schedule).field("manifest", s.manifest);
+  w.field("origin", s.from_api ? "api" : "config").field("paused", s.paused).field("running", s.running);
+  w.field("stuck", s.stuck).field("failures_in_a_row", s.failures);
+  write_time(w, "next_run_at_ms",
+             s.next_due ? std::optional<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                     s.next_due->time_since_epoch())
+                                                     .count())
+                        : std::nullopt);
+  w.key("current_run");
+  if (s.current)
+    write_run(w, *s.current);
+  else
+    w.null();
+  w.key("last_run");
+  if (s.last)
+    write_run(w, *s.last);
+  else
+    w.null();
+  w.end_object();
+}
+
+void write_user(JsonWriter& w, const User& u) {
+  w.begin_object().field("name", u.name).field("role", role_name(u.role)).field("created_at_ms", u.created_ms);
+  w.end_object();
+}
+
+void write_token(JsonWriter& w, const ApiToken& t) {
+  w.begin_object().field("id", t.id).field("name", t.name).field("role", role_name(t.role));
+  w.field("created_by", t.created_by).field("created_at_ms", t.created_ms);
+  write_time(w, "last_used_at_ms", t.last_used_ms);
+  write_time(w, "revoked_at_ms", t.revoked_ms);
+  w.end_object();
+}
+
+// A path of the API against a route's template: the values of its {names}, or none.
+std::optional<std::map<std::string, std::string>> match(const std::string& templ, const std::string& path) {
+  std::map<std::string, std::string> values;
+  size_t t = 0, p = 0;
+  while (t < templ.size() && p <= path.size()) {
+    if (templ[t] == '{') {
+      const auto close = templ.find('}', t);
+      const auto end = path.find('/', p);
+      const auto value = path.substr(p, end == std::string::npos ? std::string::npos : end - p);
+      if (value.empty()) return std::nullopt;
+      values[templ.substr(t + 1, close - t - 1)] = value;
+      t = close + 1;
+      p = end == std::string::npos ? path.size() : end;
+      continue;
+    }
+    if (p >= path.size() || templ[t] != path[p]) return std::nullopt;
+    ++t;
+    ++p;
+  }
+  if (t != templ.size() || p != path.size()) return std::nullopt;
+  return values;
+}
+
+}  // namespace
+
+const std::vector<ApiRoute>& api_routes() {
+  static const std::vector<ApiRoute> routes = {
+      {"GET", "/livez", true, Role::viewer, ""},
+      {"GET", "/readyz", true, Role::viewer, ""},
+      {"GET", "/metrics", true, Role::viewer, ""},
+      {"POST", "/api/v1/sessions", true, Role::viewer, "session.create"},
+      {"DELETE", "/api/v1/sessions/current", false, Role::viewer, "session.delete"},
+      {"GET", "/api/v1/me", false, Role::viewer, ""},
+      {"GET", "/api/v1/syncs", false, Role::viewer, ""},
+      {"POST", "/api/v1/syncs", false, Role::editor, "sync.create"},
+      {"GET", "/api/v1/syncs/{sync}", false, Role::viewer, ""},
+      {"PUT", "/api/v1/syncs/{sync}", false, Role::editor, "sync.update"},
+      {"DELETE", "/api/v1/syncs/{sync}", false, Role::editor, "sync.delete"},
+      {"GET", "/api/v1/syncs/{sync}/status", false, Role::viewer, ""},
+      {"POST", "/api/v1/syncs/{sync}/run", false, Role::admin, "sync.run"},
+      {"POST", "/api/v1/syncs/{sync}/resync", false, Role::admin, "sync.resync"},
+      {"POST", "/api/v1/syncs/{sync}/pause", false, Role::admin, "sync.pause"},
+      {"POST", "/api/v1/syncs/{sync}/resume", false, Role::admin, "sync.resume"},
+      {"GET", "/api/v1/syncs/{sync}/runs", false, Role::viewer, ""},
+      {"GET", "/api/v1/syncs/{sync}/runs/{run}", false, Role::viewer, ""},
+      {"GET", "/api/v1/syncs/{sync}/runs/{run}/summary", false, Role::viewer, ""},
+      {"GET", "/api/v1/sources", false, Role::viewer, ""},
+      {"POST", "/api/v1/sources", false, Role::editor, "source.connect"},
+      {"GET", "/api/v1/users", false, Role::admin, ""},
+      {"POST", "/api/v1/users", false, Role::admin, "user.create"},
+      {"PUT", "/api/v1/users/{user}", false, Role::admin, "user.update"},
+      {"DELETE", "/api/v1/users/{user}", false, Role::admin, "user.delete"},
+      {"GET", "/api/v1/tokens", false, Role::admin, ""},
+      {"POST", "/api/v1/tokens", false, Role::admin, "token.create"},
+      {"DELETE", "/api/v1/tokens/{token}", false, Role::admin, "token.revoke"},
+      {"GET", "/api/v1/audit", false, Role::admin, ""},
+  };
+  return routes;
+}
+
+std::pair<std::string, ApiToken> new_token(const std::string& name, Role role, const std::string& created_by) {
+  ApiToken t;
+  t.id = secret_digest(random_secret(16)).substr(0, 10);
+  const auto secret = random_secret(32);
+  t.name = name;
+  t.role = role;
+  t.digest = secret_digest(secret);
+  t.created_by = created_by;
+  t.created_ms = now_ms();
+  return {"krow_" + t.id + "_" + secret, t};
+}
+
+bool valid_user_name(const std::string& name) {
+  return plain_name(name, 64);
+}
+
+// Who made a request, once its credential is checked.
+struct Caller {
+  std::string actor = "anonymous";  // user name or token:<id>
+  Role role = Role::viewer;
+  bool session = false;
+  std::string csrf;
+};
+
+struct ApiServer::Handler {
+  const ServeConfig& config;
+  ServeStore& store;
+  Scheduler& scheduler;
+  std::function<std::string()> metrics;
+  const std::atomic<bool>& ready;
+  bool tls = false;
+  // Compared with when the user named in a sign-in does not exist: that takes as long.
+  std::string decoy_hash = hash_password(random_secret(16));
+
+  using Values = std::map<std::string, std::string>;
+
+  void serve(const httplib::Request& req, httplib::Response& res) {
+    Reply reply;
+    try {
+      reply = dispatch(req);
+    } catch (const Reply& r) {
+      reply = r;
+    } catch (const Error& e) {
+      reply = error_reply(500, "internal", e);
+    } catch (const std::exception& e) {
+      reply = error_reply(500, "internal", std::string("the service failed on this request: ") + e.what(),
+                          "see the service's log; the request changed nothing it did not answer");
+    }
+    res.status = reply.status;
+    for (const auto& [k, v] : reply.headers) res.set_header(k, v);
+    res.set_content(reply.body, reply.type + "; charset=utf-8");
+  }
+
+  static void secure_headers(httplib::Response& res) {
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Cache-Control", "no-store");
+    res.set_header("X-Frame-Options", "DENY");
+    res.set_header("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+    res.set_header("Referrer-Policy", "no-referrer");
+  }
+
+  void audit(const Caller& c, const std::string& action, const std::string& target, const std::string& outcome,
+             const httplib::Request& req) {
+    store.audit(AuditEntry{0, now_ms(), c.actor, action, target, outcome, req.remote_addr});
+  }
+
+  Reply dispatch(const httplib::Request& req) {
+    const ApiRoute* route = nullptr;
+    Values values;
+    bool path_known = false;
+    for (const auto& r : api_routes()) {
+      auto m = match(r.path, req.path);
+      if (!m) continue;
+      path_known = true;
+      if (r.method == req.method) {
+        route = &r;
+        values = std::move(*m);
+        break;
+      }
+    }
+    if (!route) {
+      if (path_known)
+        return error_reply(405, "method_not_allowed", req.method + " is not a method of " + req.path,
+                           "see docs/openapi.yaml for the methods of each route");
+      return error_reply(404, "not_found", "no such route: " + req.path,
+                         "the API is under /api/v1 (docs/openapi.yaml); health at /livez and /readyz");
+    }
+    for (const auto& [name, value] : values)
+      if (!plain_name(value))
+        return error_reply(404, "not_found", "no " + name + " of that name",
+                           "names are letters, digits, '.', '_', '-' and '@', starting with a letter or digit");
+    Caller caller;
+    const std::string target = values.count("sync")    ? values["sync"]
+                               : values.count("user")  ? values["user"]
+                               : values.count("token") ? values["token"]
+                                                       : "";
+    if (!route->open) {
+      if (auto refused = authenticate(req, caller)) {
+        audit(caller, route->action.empty() ? "read " + route->path : route->action, target,
+              "refused: " + std::to_string(refused->status), req);
+        return *refused;
+      }
+      if (caller.role < route->role) {
+        audit(caller, route->action.empty() ? "read " + route->path : route->action, target, "refused: 403", req);
+        return error_reply(403, "forbidden",
+                           caller.actor + " (" + role_name(caller.role) + ") may not do this: it takes the " +
+                               role_name(route->role) + " role",
+                           "ask an admin for that role, or for a token with it");
+      }
+      if (caller.session && req.method != "GET" &&
+          !same_digest(req.get_header_value("X-CSRF-Token"), caller.csrf)) {
+        audit(caller, route->action, target, "refused: CSRF token missing or wrong", req);
+        return error_reply(403, "csrf", "this change needs the session's CSRF token in the X-CSRF-Token header",
+                           "send the csrf_token the sign-in answered (GET /api/v1/me answers it too)");
+      }
+    }
+    Reply reply;
+    try {
+      reply = run(*route, values, req, caller);
+    } catch (const Reply& r) {
+      reply = r;
+    }
+    if (!route->action.empty() && route->action != "session.create")
+      audit(caller, route->action, target,
+            reply.status < 300 ? "ok" : (reply.status < 500 ? "refused: " : "failed: ") + std::to_string(reply.status),
+            req);
+    return reply;
+  }
+
+  // The caller's credential: a bearer token, or a session cookie. An answer when refused.
+  std::optional<Reply> authenticate(const httplib::Request& req, Caller& caller) {
+    const auto auth = req.get_header_value("Authorization");
+    if (!auth.empty()) {
+      static const std::string bearer = "Bearer ";
+      const auto token = auth.rfind(bearer, 0) == 0 ? auth.substr(bearer.size()) : "";
+      // krow_<10 hex>_<secret>
+      if (token.size() > 16 && token.rfind("krow_", 0) == 0 && token[15] == '_') {
+        const auto id = token.substr(5, 10);
+        const auto t = store.token(id);
+        if (t && same_digest(t->digest, secret_digest(token.substr(16)))) {
+          caller.actor = "token:" + id;
+          if (t->revoked_ms)
+            return error_reply(401, "token_revoked", "this API token was revoked",
+                               "ask an admin for a new one (POST /api/v1/tokens)");
+          caller.role = t->role;
+          store.token_used(id, now_ms());
+          return std::nullopt;
+        }
+      }
+      return error_reply(401, "unauthenticated", "the Authorization header holds no valid API token",
+                         "send Authorization: Bearer krow_... with a token from POST /api/v1/tokens or "
+                         "`krow serve create-token`");
+    }
+    if (const auto cookie = header_cookie(req, "krow_session")) {
+      const auto s = store.session(secret_digest(*cookie));
+      if (s && s->expires_ms > now_ms()) {
+        if (const auto u = store.user(s->user)) {
+          caller = Caller{u->name, u->role, true, s->csrf};
+          return std::nullopt;
+        }
+      }
+      return error_reply(401, "session_expired", "the session has ended (expired, signed out or its user removed)",
+                         "sign in again (POST /api/v1/sessions)");
+    }
+    return error_reply(401, "unauthenticated", "this route needs a credential",
+                       "send Authorization: Bearer <API token>, or sign in (POST /api/v1/sessions)");
+  }
+
+  Reply run(const ApiRoute& route, Values& v, const httplib::Request& req, const Caller& caller) {
+    const auto& p = route.path;
+    const auto& m = route.method;
+    if (p == "/livez") return Reply{200, "ok\n", "text/plain", {}};
+    if (p == "/readyz")
+      return ready.load() ? Reply{200, "ready\n", "text/plain", {}}
+                          : Reply{503, "not ready: the scheduler is starting or stopping\n", "text/plain", {}};
+    if (p == "/metrics") return Reply{200, metrics(), "text/plain; version=0.0.4", {}};
+    if (p == "/api/v1/sessions") return sign_in(req);
+    if (p == "/api/v1/sessions/current") return sign_out(req, caller);
+    if (p == "/api/v1/me") {
+      JsonWriter w;
+      w.begin_object().field("name", caller.actor).field("role", role_name(caller.role));
+      if (caller.session) w.field("csrf_token", caller.csrf);
+      return json_reply(200, w.end_object().str());
+    }
+    if (p == "/api/v1/syncs") return m == "GET" ? list_syncs() : create_sync(req, caller);
+    if (p == "/api/v1/syncs/{sync}") {
+      if (m == "GET") return get_sync(v["sync"]);
+      if (m == "PUT") return update_sync(v["sync"], req);
+      return delete_sync(v["sync"]);
+    }
+    if (p == "/api/v1/syncs/{sync}/status") return sync_status(v["sync"]);
+    if (p == "/api/v1/syncs/{sync}/run") return act(v["sync"], Scheduler::Action::run);
+    if (p == "/api/v1/syncs/{sync}/resync") return act(v["sync"], Scheduler::Action::resync);
+    if (p == "/api/v1/syncs/{sync}/pause") return act(v["sync"], Scheduler::Action::pause);
+    if (p == "/api/v1/syncs/{sync}/resume") return act(v["sync"], Scheduler::Action::resume);
+    if (p == "/api/v1/syncs/{sync}/runs") return list_runs_of(v["sync"]);
+    if (p == "/api/v1/syncs/{sync}/runs/{run}") return run_record(v["sync"], v["run"], false);
+    if (p == "/api/v1/syncs/{sync}/runs/{run}/summary") return run_record(v["sync"], v["run"], true);
+    if (p == "/api/v1/sources") return m == "GET" ? list_sources() : connect(req);
+    if (p == "/api/v1/users") return m == "GET" ? list_users() : create_user(req);
+    if (p == "/api/v1/users/{user}") return m == "PUT" ? update_user(v["user"], req, caller) : delete_user(v["user"], caller);
+    if (p == "/api/v1/tokens") return m == "GET" ? list_tokens() : create_token(req, caller);
+    if (p == "/api/v1/tokens/{token}") return revoke_token(v["token"]);
+    if (p == "/api/v1/audit") return audit_log(req);
+    return error_reply(404, "not_found", "no such route: " + req.path);
+  }
+
+  // --- sessions -----------------------------------------------------------------------------
+
+  Reply sign_in(const httplib::Request& req) {
+    const Body body(req.body, {"name", "password"});
+    const auto name = body.required("name");
+    const auto password = body.required("password");
+    const auto now = now_ms();
+    const Caller someone{plain_name(name, 64) ? name : "anonymous", Role::viewer, false, ""};
+    // Throttled per user and per address: after 5 failures in a row, each attempt waits
+    // 1, 2, 4 ... s (at most 5 min) after the last failure.
+    int64_t wait_ms = 0;
+    for (const auto& key : {"user:" + name, "address:" + req.remote_addr}) {
+      const auto [count, last] = store.failures(key);
+      if (count < kFreeSignInFailures) continue;
+      const int64_t pause = std::min<int64_t>(300000, int64_t(1000) << std::min(count - kFreeSignInFailures, 9));
+      wait_ms = std::max(wait_ms, last + pause - now);
+    }
+    if (wait_ms > 0) {
+      audit(someone, "session.create", "", "refused: throttled", req);
+      auto r = error_reply(429, "throttled", "too many failed sign-ins for this user or address",
+                           "wait " + std::to_string((wait_ms + 999) / 1000) + " s before trying again");
+      r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
+      return r;
+    }
+    const auto user = plain_name(name, 64) ? store.user(name) : std::nullopt;
+    const bool ok = password_matches(user ? user->password_hash : decoy_hash, password) && user;
+    if (!ok) {
+      store.sign_in_failed("user:" + name, now);
+      store.sign_in_failed("address:" + req.remote_addr, now);
+      audit(someone, "session.create", "", "refused: wrong name or password", req);
+      return error_reply(401, "wrong_credentials", "wrong user name or password",
+                         "check them; an admin can set a new password (PUT /api/v1/users/NAME)");
+    }
+    store.sign_in_succeeded("user:" + name);
+    store.sign_in_succeeded("address:" + req.remote_addr);
+    const auto secret = random_secret(32);
+    const Session s{secret_digest(secret), user->name, random_secret(24), now,
+                    now + int64_t(kSessionHours) * 3600 * 1000};
+    store.add_session(s);
+    audit(Caller{user->name, user->role, true, ""}, "session.create", "", "ok", req);
+    JsonWriter w;
+    w.begin_object().field("name", user->name).field("role", role_name(user->role)).field("csrf_token", s.csrf);
+    w.field("expires_at_ms", s.expires_ms).end_object();
+    auto r = json_reply(201, w.str());
+    r.headers.emplace_back("Set-Cookie", "krow_session=" + secret + "; Path=/; Max-Age=" +
+                                             std::to_string(kSessionHours * 3600) + "; HttpOnly; SameSite=Strict" +
+                                             (tls ? "; Secure" : ""));
+    return r;
+  }
+
+  Reply sign_out(const httplib::Request& req, const Caller& caller) {
+    if (!caller.session)
+      throw error_reply(400, "no_session", "this request was made with an API token, not a session",
+                        "revoke a token with DELETE /api/v1/tokens/ID");
+    if (const auto cookie = header_cookie(req, "krow_session")) store.end_session(secret_digest(*cookie));
+    auto r = Reply{204, "", "application/json", {}};
+    r.headers.emplace_back("Set-Cookie", std::string("krow_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict") +
+                                             (tls ? "; Secure" : ""));
+    return r;
+  }
+
+  // --- syncs --------------------------------------------------------------------------------
+
+  SyncStatusView hosted(const std::string& id) {
+    auto s = scheduler.status(id);
+    if (!s)
+      throw error_reply(404, "no_such_sync", "no sync '" + id + "' is hosted here",
+                        "list the hosted syncs with GET /api/v1/syncs");
+    return *s;
+  }
+
+  Reply list_syncs() {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& s : scheduler.status()) write_sync(w, s);
+    return json_reply(200, w.end_array().str());
+  }
+
+  Reply get_sync(const std::string& id) {
+    JsonWriter w;
+    write_sync(w, hosted(id));
+    return json_reply(200, w.str());
+  }
+
+  // A manifest sent to the API, checked as `krow plan` checks one, and its schedule.
+  HostedSync checked_sync(const Body& body, const std::string& must_be_id) {
+    const auto yaml = body.required("manifest");
+    const auto schedule_text = body.text("schedule").value_or("manual");
+    Schedule schedule = Schedule::parse("manual", "schedule");
+    try {
+      schedule = Schedule::parse(schedule_text, "schedule");
+    } catch (const Error& e) {
+      throw error_reply(422, "invalid_schedule", e);
+    }
+    // The service's environment is not the sender's: a manifest sent here names a saved
+    // source (POST /api/v1/sources) instead of ${VARIABLES}.
+    if (yaml.find("${") != std::string::npos)
+      throw error_reply(422, "invalid_manifest",
+                        "a manifest sent to the API may not read environment variables (${...})",
+                        "connect the source first (POST /api/v1/sources) and name it in the manifest as source: "
+                        "{saved: NAME}");
+    Manifest manifest;
+    try {
+      manifest = parse_manifest(yaml, config.api_manifests / "new.yaml", [](const char*) -> const char* {
+        return nullptr;
+      });
+    } catch (const Error& e) {
+      throw error_reply(422, "invalid_manifest", e);
+    }
+    if (!plain_name(manifest.name))
+      throw error_reply(422, "invalid_manifest", "the manifest's name '" + manifest.name + "' is not a sync ID",
+                        "use letters, digits, '.', '_' and '-'");
+    if (!must_be_id.empty() && manifest.name != must_be_id)
+      throw error_reply(422, "invalid_manifest",
+                        "the manifest's name is '" + manifest.name + "', not '" + must_be_id + "'",
+                        "a sync's ID cannot change: create a new sync instead");
+    if (!manifest.saved_source.empty()) {
+      try {
+        resolve_saved_source(manifest);
+      } catch (const Error& e) {
+        throw error_reply(422, "invalid_manifest", e);
+      }
+    }
+    HostedSync h{manifest.name, config.api_manifests / (manifest.name + ".yaml"), schedule, true};
+    std::error_code ec;
+    std::filesystem::create_directories(config.api_manifests, ec);
+    const auto temp = h.manifest.string() + ".new";
+    {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      out << yaml;
+      if (!out.flush())
+        throw error_reply(500, "cannot_save", "cannot write " + temp,
+                          "check that api_manifests in the service's config is a writable folder");
+    }
+    std::filesystem::rename(temp, h.manifest, ec);
+    if (ec) throw error_reply(500, "cannot_save", "cannot write " + h.manifest.string() + ": " + ec.message());
+    return h;
+  }
+
+  Reply create_sync(const httplib::Request& req, const Caller& caller) {
+    const Body body(req.body, {"manifest", "schedule"});
+    // Checked before anything is written: the ID must be free.
+    {
+      Manifest peek;
+      try {
+        peek = parse_manifest(body.required("manifest"), config.api_manifests / "new.yaml",
+                              [](const char*) -> const char* { return nullptr; });
+      } catch (const Error&) {
+        // checked_sync says why
+      }
+      if (!peek.name.empty() && scheduler.status(peek.name))
+        throw error_reply(409, "sync_exists", "a sync '" + peek.name + "' is hosted already",
+                          "change it with PUT /api/v1/syncs/" + peek.name + ", or give the manifest another name");
+    }
+    const auto h = checked_sync(body, "");
+    if (!scheduler.add(h))
+      throw error_reply(409, "sync_exists", "a sync '" + h.id + "' is hosted already",
+                        "change it with PUT /api/v1/syncs/" + h.id);
+    store.save_api_sync(ApiSync{h.id, h.manifest.string(), h.schedule.text(), caller.actor, now_ms()});
+    JsonWriter w;
+    write_sync(w, hosted(h.id));
+    auto r = json_reply(201, w.str());
+    r.headers.emplace_back("Location", "/api/v1/syncs/" + h.id);
+    return r;
+  }
+
+  void only_api_syncs(const SyncStatusView& s) {
+    if (!s.from_api)
+      throw error_reply(409, "defined_in_config",
+                        "sync '" + s.id + "' is defined in the service's config file " + config.file.string(),
+                        "change it there and restart the service");
+  }
+
+  Reply update_sync(const std::string& id, const httplib::Request& req) {
+    only_api_syncs(hosted(id));
+    const Body body(req.body, {"manifest", "schedule"});
+    if (hosted(id).running)
+      throw error_reply(409, "running", "sync '" + id + "' has a run under way", "wait for it to end, or pause it");
+    const auto h = checked_sync(body, id);
+    if (scheduler.replace(h) == Scheduler::Answer::running)
+      throw error_reply(409, "running", "sync '" + id + "' has a run under way", "wait for it to end, or pause it");
+    store.save_api_sync(ApiSync{h.id, h.manifest.string(), h.schedule.text(), "", now_ms()});
+    return get_sync(id);
+  }
+
+  Reply delete_sync(const std::string& id) {
+    const auto s = hosted(id);
+    only_api_syncs(s);
+    if (scheduler.remove(id) == Scheduler::Answer::running)
+      throw error_reply(409, "running", "sync '" + id + "' has a run under way",
+                        "pause it (POST /api/v1/syncs/" + id + "/pause), wait for the run to end, then delete it");
+    store.delete_api_sync(id);
+    // Its tables and run records stay: deleting a sync stops hosting it, it removes no data.
+    std::error_code ec;
+    std::filesystem::rename(s.manifest, s.manifest + ".deleted", ec);
+    return Reply{204, "", "application/json", {}};
+  }
+
+  Reply act(const std::string& id, Scheduler::Action action) {
+    switch (scheduler.act(id, action, Clock::now())) {
+      case Scheduler::Answer::no_such_sync: hosted(id); break;
+      case Scheduler::Answer::running:
+        throw error_reply(409, "running", "sync '" + id + "' has a run under way",
+                          "wait for it to end (GET /api/v1/syncs/" + id + "), then ask again");
+      case Scheduler::Answer::paused_already:
+        throw error_reply(409, "paused", "sync '" + id + "' is paused already",
+                          "resume it with POST /api/v1/syncs/" + id + "/resume");
+      case Scheduler::Answer::not_paused:
+        throw error_reply(409, "not_paused", "sync '" + id + "' is not paused", "");
+      case Scheduler::Answer::done: break;
+    }
+    JsonWriter w;
+    write_sync(w, hosted(id));
+    return json_reply(action == Scheduler::Action::run || action == Scheduler::Action::resync ? 202 : 200, w.str());
+  }
+
+  Reply sync_status(const std::string& id) {
+    const auto s = hosted(id);
+    JsonWriter w;
+    w.begin_object().key("service");
+    write_sync(w, s);
+    w.key("recent_runs").begin_array();
+    for (const auto& r : store.runs(id, 10)) write_run(w, r);
+    w.end_array();
+    // What the warehouse and the cluster say, as `krow status --format json` prints it.
+    try {
+      auto manifest = load_manifest(s.manifest);
+      resolve_saved_source(manifest);
+      w.field("consumer_group", "krow-" + manifest.name + ".workers");
+      auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
+      const auto cluster = view_cluster(manifest, *warehouse);
+      w.key("status").raw(format_status(manifest, *warehouse, cluster, true));
+    } catch (const Error& e) {
+      w.key("status").null().field("status_error", std::string(e.what()));
+    }
+    return json_reply(200, w.end_object().str());
+  }
+
+  Reply list_runs_of(const std::string& id) {
+    const auto s = hosted(id);
+    const auto runs = list_runs(runs_root(s.manifest), id);
+    return json_reply(200, format_run_listings(std::vector<RunListing>(runs.begin(), runs.begin() +
+                                                                            std::min<size_t>(runs.size(), 100)),
+                                               true));
+  }
+
+  Reply run_record(const std::string& id, const std::string& run_id, bool summary) {
+    const auto s = hosted(id);
+    // Only a file of this sync's run folder, named by the run ID (checked by plain_name).
+    const auto file = find_run(runs_root(s.manifest), id, run_id);
+    if (!file)
+      throw error_reply(404, "no_such_run", "sync '" + id + "' has no run '" + run_id + "'",
+                        "list its runs with GET /api/v1/syncs/" + id + "/runs");
+    if (!summary) return json_reply(200, read_text_file(*file));
+    const auto md = file->parent_path() / (run_id + ".md");
+    std::error_code ec;
+    return Reply{200, std::filesystem::is_regular_file(md, ec) ? read_text_file(md) : render_run_summary(read_text_file(*file)),
+                 "text/markdown", {}};
+  }
+
+  // --- sources ------------------------------------------------------------------------------
+
+  Reply list_sources() {
+    std::optional<SecretStore> opened;
+    try {
+      opened.emplace(SecretStore::open_default(false));
+    } catch (const Error& e) {
+      throw error_reply(500, "secret_store", e);
+    }
+    const auto& secrets = *opened;
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& name : secrets.names()) {
+      w.begin_object().field("name", name);
+      try {
+        const auto s = secrets.load(name);
+        w.field("bootstrap_servers", s.source.bootstrap_servers).field("cluster_id", s.cluster_id);
+        w.field("registry_url", s.registry.url).field("saved_at_ms", s.saved_at_ms);
+      } catch (const Error& e) {
+        w.field("error", std::string(e.what()));
+      }
+      w.end_object();
+    }
+    return json_reply(200, w.end_array().str());
+  }
+
+  Reply connect(const httplib::Request& req) {
+    const Body body(req.body, {"name", "bootstrap_servers", "security_protocol", "sasl_mechanism", "username",
+                               "password", "ca_file", "verify_certificates", "timeout_s", "registry"});
+    SavedSource s;
+    s.name = body.required("name");
+    try {
+      check_source_name(s.name);
+    } catch (const Error& e) {
+      throw error_reply(422, "bad_field", e);
+    }
+    s.source.bootstrap_servers = body.required("bootstrap_servers");
+    s.source.security_protocol = body.text("security_protocol").value_or("SASL_SSL");
+    s.source.sasl_mechanism = body.text("sasl_mechanism").value_or("PLAIN");
+    s.source.username = body.text("username").value_or("");
+    s.source.password = Secret(body.text("password").value_or(""));
+    s.source.ca_file = body.text("ca_file").value_or("");
+    s.source.verify_certificates = body.flag("verify_certificates").value_or(true);
+    s.source.connect_timeout_s = static_cast<int>(std::clamp<int64_t>(body.number("timeout_s").value_or(15), 1, 60));
+    if (const auto registry = body.object("registry")) {
+      s.registry.url = member_text(*registry, "url");
+      s.registry.username = member_text(*registry, "username");
+      s.registry.password = Secret(member_text(*registry, "password"));
+      s.registry.ca_file = member_text(*registry, "ca_file");
+    }
+    ConnectReport r;
+    try {
+      r = connect_source(s, SecretStore::open_default(true));
+    } catch (const Error& e) {
+      throw error_reply(e.error_class() == ErrorClass::config ? 422 : 502, "connect_failed", e);
+    }
+    JsonWriter w;
+    w.begin_object().field("name", s.name).field("cluster_id", r.cluster_id);
+    w.field("describable_topics", static_cast<int64_t>(r.describable_topics));
+    w.field("registry_checked", r.registry_checked).field("replaced", r.replaced).end_object();
+    return json_reply(r.replaced ? 200 : 201, w.str());
+  }
+
+  // --- users and tokens ---------------------------------------------------------------------
+
+  static Role role_from(const std::optional<std::string>& text) {
+    const auto role = parse_role(text.value_or(""));
+    if (!role) throw error_reply(422, "bad_field", "'role' is admin, editor or viewer");
+    return *role;
+  }
+
+  static void check_password(const std::string& password) {
+    if (password.size() < kMinPassword || password.size() > 1024)
+      throw error_reply(422, "weak_password",
+                        "a password has " + std::to_string(kMinPassword) + " to 1024 characters",
+                        "choose a longer one (a passphrase of a few words will do)");
+  }
+
+  Reply list_users() {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& u : store.users()) write_user(w, u);
+    return json_reply(200, w.end_array().str());
+  }
+
+  Reply create_user(const httplib::Request& req) {
+    const Body body(req.body, {"name", "role", "password"});
+    User u;
+    u.name = body.required("name");
+    if (!plain_name(u.name, 64))
+      throw error_reply(422, "bad_field", "a user name has 1 to 64 letters, digits, '.', '_', '-' or '@'");
+    u.role = role_from(body.text("role"));
+    const auto password = body.required("password");
+    check_password(password);
+    u.password_hash = hash_password(password);
+    u.created_ms = now_ms();
+    if (!store.add_user(u))
+      throw error_reply(409, "user_exists", "a user '" + u.name + "' exists already",
+                        "change it with PUT /api/v1/users/" + u.name);
+    JsonWriter w;
+    write_user(w, u);
+    return json_reply(201, w.str());
+  }
+
+  // An admin who would leave no admin behind is refused.
+  void keep_an_admin(const std::string& name, std::optional<Role> becomes) {
+    const auto users = store.users();
+    const auto admins = std::count_if(users.begin(), users.end(), [](const User& u) { return u.role == Role::admin; });
+    const auto u = store.user(name);
+    if (u && u->role == Role::admin && admins == 1 && becomes != Role::admin)
+      throw error_reply(409, "last_admin", "'" + name + "' is the last admin",
+                        "make another user admin first");
+  }
+
+  Reply update_user(const std::string& name, const httplib::Request& req, const Caller&) {
+    const Body body(req.body, {"role", "password"});
+    std::optional<Role> role;
+    if (body.text("role")) role = role_from(body.text("role"));
+    std::string hash;
+    if (const auto password = body.text("password")) {
+      check_password(*password);
+      hash = hash_password(*password);
+    }
+    if (role) keep_an_admin(name, role);
+    if (!store.update_user(name, role, hash))
+      throw error_reply(404, "no_such_user", "no user '" + name + "'", "list them with GET /api/v1/users");
+    JsonWriter w;
+    write_user(w, *store.user(name));
+    return json_reply(200, w.str());
+  }
+
+  Reply delete_user(const std::string& name, const Caller&) {
+    keep_an_admin(name, std::nullopt);
+    if (!store.delete_user(name))
+      throw error_reply(404, "no_such_user", "no user '" + name + "'", "list them with GET /api/v1/users");
+    return Reply{204, "", "application/json", {}};
+  }
+
+  Reply list_tokens() {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& t : store.tokens()) write_token(w, t);
+    return json_reply(200, w.end_array().str());
+  }
+
+  Reply create_token(const httplib::Request& req, const Caller& caller) {
+    const Body body(req.body, {"name", "role"});
+    const auto name = body.required("name");
+    if (name.size() > 200) throw error_reply(422, "bad_field", "'name' has at most 200 characters");
+    auto [token, t] = new_token(name, role_from(body.text("role")), caller.actor);
+    store.add_token(t);
+    JsonWriter w;
+    w.begin_object().field("token", token).key("details");
+    write_token(w, t);
+    return json_reply(201, w.end_object().str());
+  }
+
+  Reply revoke_token(const std::string& id) {
+    if (!store.token(id))
+      throw error_reply(404, "no_such_token", "no token '" + id + "'", "list them with GET /api/v1/tokens");
+    store.revoke_token(id, now_ms());
+    return Reply{204, "", "application/json", {}};
+  }
+
+  Reply audit_log(const httplib::Request& req) {
+    int limit = 100;
+    if (req.has_param("limit")) {
+      const auto text = req.get_param_value("limit");
+      if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos)
+        throw error_reply(400, "bad_request", "limit is a number from 1 to 10000");
+      limit = std::clamp(std::stoi(text), 1, 10000);
+    }
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& e : store.audit_log(limit)) {
+      w.begin_object().field("id", e.id).field("at_ms", e.at_ms).field("actor", e.actor).field("action", e.action);
+      w.field("target", e.target).field("outcome", e.outcome).field("address", e.address).end_object();
+    }
+    return json_reply(200, w.end_array().str());
+  }
+};
+
+ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& scheduler,
+                     std::function<std::string()> metrics, const std::atomic<bool>& ready)
+    : handler_(new Handler{config, store, scheduler, std::move(metrics), ready}) {
+  const auto address = metrics::parse_listen_address(config.listen, config.file.string() + ": listen");
+  tls_ = !config.tls_certificate.empty();
+  handler_->tls = tls_;
+  if (tls_) {
+    auto ssl = std::make_unique<httplib::SSLServer>(config.tls_certificate.c_str(), config.tls_key.c_str());
+    if (!ssl->is_valid())
+      throw Error(ErrorClass::config, config.file.string() + ": tls: cannot use the certificate " +
+                                          config.tls_certificate.string() + " with the key " +
+                                          config.tls_key.string() +
+                                          " (both PEM; the key unencrypted and the certificate's own)");
+    server_ = std::move(ssl);
+  } else {
+    server_ = std::make_unique<httplib::Server>();
+  }
+  server_->new_task_queue = [] { return new httplib::ThreadPool(8); };
+  server_->set_read_timeout(std::chrono::seconds(10));
+  server_->set_write_timeout(std::chrono::seconds(10));
+  server_->set_payload_max_length(kMaxBody);
+  const auto any = [this](const httplib::Request& req, httplib::Response& res) { handler_->serve(req, res); };
+  server_->Get(".*", any);
+  server_->Post(".*", any);
+  server_->Put(".*", any);
+  server_->Delete(".*", any);
+  server_->Patch(".*", any);
+  server_->Options(".*", any);
+  server_->set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    Handler::secure_headers(res);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    Handler::secure_headers(res);
+    const auto e = res.status == 413
+                       ? error_reply(413, "too_large", "the request body is over 1 MiB", "send a smaller one")
+                       : error_reply(res.status, "bad_request", "the request was refused (HTTP " +
+                                                                    std::to_string(res.status) + ") at " + req.path);
+    res.set_content(e.body, "application/json; charset=utf-8");
+  });
+  const bool bound = address.port == 0 ? (port_ = server_->bind_to_any_port(address.host)) > 0
+                                       : server_->bind_to_port(address.host, address.port);
+  if (!bound)
+    throw Error(ErrorClass::config, config.file.string() + ": listen: cannot listen on " + address.host + ":" +
+                                        std::to_string(address.port) +
+                                        " (the port is taken, or the address is not this machine's); choose "
+                                        "another port or address");
+  if (address.port != 0) port_ = address.port;
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+}
+
+ApiServer::~ApiServer() {
+  for (int i = 0; i < 200 && !server_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace krow::serve
