@@ -28,7 +28,10 @@ namespace {
 
 constexpr size_t kMaxBody = 1 << 20;  // 1 MiB: a manifest is a few KiB
 constexpr int kSessionHours = 12;
-constexpr int kFreeSignInFailures = 5;  // then each attempt waits 1, 2, 4 ... s, at most 5 min
+// Failed sign-ins in a row let through for one user, and for one address (several people may
+// share one); then each attempt waits 1, 2, 4 ... s after the last failure, at most 5 min.
+constexpr int kFreeFailuresPerUser = 5;
+constexpr int kFreeFailuresPerAddress = 20;
 constexpr size_t kMinPassword = 12;
 
 int64_t now_ms() {
@@ -470,13 +473,13 @@ struct ApiServer::Handler {
     const auto password = body.required("password");
     const auto now = now_ms();
     const Caller someone{plain_name(name, 64) ? name : "anonymous", Role::viewer, false, ""};
-    // Throttled per user and per address: after 5 failures in a row, each attempt waits
-    // 1, 2, 4 ... s (at most 5 min) after the last failure.
     int64_t wait_ms = 0;
-    for (const auto& key : {"user:" + name, "address:" + req.remote_addr}) {
+    for (const auto& [key, free] :
+         {std::pair{"user:" + name, kFreeFailuresPerUser},
+          std::pair{"address:" + req.remote_addr, kFreeFailuresPerAddress}}) {
       const auto [count, last] = store.failures(key);
-      if (count < kFreeSignInFailures) continue;
-      const int64_t pause = std::min<int64_t>(300000, int64_t(1000) << std::min(count - kFreeSignInFailures, 9));
+      if (count < free) continue;
+      const int64_t pause = std::min<int64_t>(300000, int64_t(1000) << std::min(count - free, 9));
       wait_ms = std::max(wait_ms, last + pause - now);
     }
     if (wait_ms > 0) {
@@ -926,12 +929,47 @@ ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& sc
   server_->set_write_timeout(std::chrono::seconds(10));
   server_->set_payload_max_length(kMaxBody);
   const auto any = [this](const httplib::Request& req, httplib::Response& res) { handler_->serve(req, res); };
+  // A request that may carry a body is read here, not by the library: one without
+  // Content-Length (`curl -X POST` of an action) has none, where the library would wait for
+  // the connection to close.
+  const auto with_body = [this](const httplib::Request& req, httplib::Response& res,
+                                const httplib::ContentReader& read) {
+    httplib::Request full = req;
+    const bool chunked =
+        req.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos;
+    if (req.has_header("Content-Length") || chunked) {
+      bool too_large = false;
+      const bool ok = read([&](const char* data, size_t size) {
+        if (full.body.size() + size > kMaxBody) return !(too_large = true);
+        full.body.append(data, size);
+        return true;
+      });
+      if (too_large || res.status == 413) {
+        Handler::secure_headers(res);
+        res.status = 413;
+        res.set_content(
+            error_reply(413, "too_large", "the request body is over 1 MiB", "send a smaller one")
+                .body,
+            "application/json; charset=utf-8");
+        return;
+      }
+      if (!ok) {
+        Handler::secure_headers(res);
+        res.status = 400;
+        res.set_content(
+            error_reply(400, "bad_request", "the request body could not be read (cut short?)").body,
+            "application/json; charset=utf-8");
+        return;
+      }
+    }
+    handler_->serve(full, res);
+  };
   server_->Get(".*", any);
-  server_->Post(".*", any);
-  server_->Put(".*", any);
-  server_->Delete(".*", any);
-  server_->Patch(".*", any);
   server_->Options(".*", any);
+  server_->Post(".*", with_body);
+  server_->Put(".*", with_body);
+  server_->Delete(".*", with_body);
+  server_->Patch(".*", with_body);
   server_->set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
     Handler::secure_headers(res);
     return httplib::Server::HandlerResponse::Unhandled;
