@@ -19,10 +19,12 @@ void init_sodium() {
 std::string hash_password(std::string_view password) {
   init_sodium();
   char out[crypto_pwhash_STRBYTES];
-  if (crypto_pwhash_str_alg(out, password.data(), password.size(), crypto_pwhash_OPSLIMIT_INTERACTIVE,
-                            crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_ALG_ARGON2ID13) != 0)
+  if (crypto_pwhash_str_alg(out, password.data(), password.size(),
+                            crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE,
+                            crypto_pwhash_ALG_ARGON2ID13) != 0)
     throw Error(ErrorClass::fatal_run,
-                "hashing a password ran out of memory (Argon2id takes 64 MiB): free some memory and try again");
+                "hashing a password ran out of memory (Argon2id takes 64 MiB): free some memory "
+                "and try again");
   return out;
 }
 
@@ -37,7 +39,8 @@ std::string random_secret(size_t bytes) {
   std::vector<unsigned char> raw(bytes);
   randombytes_buf(raw.data(), raw.size());
   std::string out(sodium_base64_ENCODED_LEN(bytes, sodium_base64_VARIANT_URLSAFE_NO_PADDING), '\0');
-  sodium_bin2base64(out.data(), out.size(), raw.data(), raw.size(), sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+  sodium_bin2base64(out.data(), out.size(), raw.data(), raw.size(),
+                    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
   out.resize(out.find('\0'));
   sodium_memzero(raw.data(), raw.size());
   return out;
@@ -46,8 +49,8 @@ std::string random_secret(size_t bytes) {
 std::string secret_digest(std::string_view secret) {
   init_sodium();
   unsigned char digest[crypto_generichash_BYTES];
-  crypto_generichash(digest, sizeof digest, reinterpret_cast<const unsigned char*>(secret.data()), secret.size(),
-                     nullptr, 0);
+  crypto_generichash(digest, sizeof digest, reinterpret_cast<const unsigned char*>(secret.data()),
+                     secret.size(), nullptr, 0);
   char hex[sizeof digest * 2 + 1];
   sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
   return hex;

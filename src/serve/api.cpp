@@ -35,7 +35,8 @@ constexpr int kFreeFailuresPerAddress = 20;
 constexpr size_t kMinPassword = 12;
 
 int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+      .count();
 }
 
 // What a handler answers.
@@ -51,7 +52,8 @@ Reply json_reply(int status, std::string body) {
 }
 
 // {"error": {"code", "message", "fix"}}: `message` is the whole sentence, `fix` its fix alone.
-Reply error_reply(int status, const std::string& code, const std::string& message, const std::string& fix = "") {
+Reply error_reply(int status, const std::string& code, const std::string& message,
+                  const std::string& fix = "") {
   JsonWriter w;
   w.begin_object().key("error").begin_object().field("code", code).field("message", message);
   w.field("fix", fix).end_object().end_object();
@@ -65,22 +67,28 @@ Reply error_reply(int status, const std::string& code, const Error& e) {
 // A name the API takes in a path or a body: a sync ID, a user, a token ID, a run ID.
 bool plain_name(const std::string& s, size_t max = 128) {
   static const std::regex ok("[A-Za-z0-9][A-Za-z0-9._@-]*");
-  return !s.empty() && s.size() <= max && std::regex_match(s, ok) && s.find("..") == std::string::npos;
+  return !s.empty() && s.size() <= max && std::regex_match(s, ok) &&
+         s.find("..") == std::string::npos;
 }
 
 // The request's JSON object body, its keys checked against `allowed`.
 class Body {
  public:
   Body(const std::string& text, std::initializer_list<const char*> allowed) {
-    if (text.empty()) throw error_reply(400, "bad_request", "the request has no body: send a JSON object");
+    if (text.empty())
+      throw error_reply(400, "bad_request", "the request has no body: send a JSON object");
     if (parser_.parse(text).get(object_))
-      throw error_reply(400, "bad_request", "the request body is not a JSON object: send one, as docs/openapi.yaml shows");
+      throw error_reply(
+          400, "bad_request",
+          "the request body is not a JSON object: send one, as docs/openapi.yaml shows");
     for (auto field : object_) {
       const std::string key(field.key);
-      if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) == allowed.end()) {
+      if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) ==
+          allowed.end()) {
         std::string list;
         for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        throw error_reply(422, "unknown_field", "unknown field '" + key + "'; this request takes " + list);
+        throw error_reply(422, "unknown_field",
+                          "unknown field '" + key + "'; this request takes " + list);
       }
     }
   }
@@ -93,14 +101,16 @@ class Body {
   }
   std::string required(const char* key) const {
     auto v = text(key);
-    if (!v || v->empty()) throw error_reply(422, "missing_field", std::string("'") + key + "' is required");
+    if (!v || v->empty())
+      throw error_reply(422, "missing_field", std::string("'") + key + "' is required");
     return *v;
   }
   std::optional<bool> flag(const char* key) const {
     simdjson::dom::element e;
     if (object_.at_key(key).get(e)) return std::nullopt;
     bool v = false;
-    if (e.get(v)) throw error_reply(422, "bad_field", std::string("'") + key + "' is true or false");
+    if (e.get(v))
+      throw error_reply(422, "bad_field", std::string("'") + key + "' is true or false");
     return v;
   }
   std::optional<int64_t> number(const char* key) const {
@@ -165,13 +175,16 @@ void write_run(JsonWriter& w, const ServedRun& r) {
 
 void write_sync(JsonWriter& w, const SyncStatusView& s) {
   w.begin_object().field("id", s.id).field("schedule", s.schedule).field("manifest", s.manifest);
-  w.field("origin", s.from_api ? "api" : "config").field("paused", s.paused).field("running", s.running);
+  w.field("origin", s.from_api ? "api" : "config")
+      .field("paused", s.paused)
+      .field("running", s.running);
   w.field("stuck", s.stuck).field("failures_in_a_row", s.failures);
   write_time(w, "next_run_at_ms",
-             s.next_due ? std::optional<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                     s.next_due->time_since_epoch())
-                                                     .count())
-                        : std::nullopt);
+             s.next_due
+                 ? std::optional<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              s.next_due->time_since_epoch())
+                                              .count())
+                 : std::nullopt);
   w.key("current_run");
   if (s.current)
     write_run(w, *s.current);
@@ -186,7 +199,10 @@ void write_sync(JsonWriter& w, const SyncStatusView& s) {
 }
 
 void write_user(JsonWriter& w, const User& u) {
-  w.begin_object().field("name", u.name).field("role", role_name(u.role)).field("created_at_ms", u.created_ms);
+  w.begin_object()
+      .field("name", u.name)
+      .field("role", role_name(u.role))
+      .field("created_at_ms", u.created_ms);
   w.end_object();
 }
 
@@ -199,7 +215,8 @@ void write_token(JsonWriter& w, const ApiToken& t) {
 }
 
 // A path of the API against a route's template: the values of its {names}, or none.
-std::optional<std::map<std::string, std::string>> match(const std::string& templ, const std::string& path) {
+std::optional<std::map<std::string, std::string>> match(const std::string& templ,
+                                                        const std::string& path) {
   std::map<std::string, std::string> values;
   size_t t = 0, p = 0;
   while (t < templ.size() && p <= path.size()) {
@@ -258,7 +275,8 @@ const std::vector<ApiRoute>& api_routes() {
   return routes;
 }
 
-std::pair<std::string, ApiToken> new_token(const std::string& name, Role role, const std::string& created_by) {
+std::pair<std::string, ApiToken> new_token(const std::string& name, Role role,
+                                           const std::string& created_by) {
   ApiToken t;
   t.id = secret_digest(random_secret(16)).substr(0, 10);
   const auto secret = random_secret(32);
@@ -303,7 +321,8 @@ struct ApiServer::Handler {
     } catch (const Error& e) {
       reply = error_reply(500, "internal", e);
     } catch (const std::exception& e) {
-      reply = error_reply(500, "internal", std::string("the service failed on this request: ") + e.what(),
+      reply = error_reply(500, "internal",
+                          std::string("the service failed on this request: ") + e.what(),
                           "see the service's log; the request changed nothing it did not answer");
     }
     res.status = reply.status;
@@ -319,8 +338,8 @@ struct ApiServer::Handler {
     res.set_header("Referrer-Policy", "no-referrer");
   }
 
-  void audit(const Caller& c, const std::string& action, const std::string& target, const std::string& outcome,
-             const httplib::Request& req) {
+  void audit(const Caller& c, const std::string& action, const std::string& target,
+             const std::string& outcome, const httplib::Request& req) {
     store.audit(AuditEntry{0, now_ms(), c.actor, action, target, outcome, req.remote_addr});
   }
 
@@ -340,15 +359,18 @@ struct ApiServer::Handler {
     }
     if (!route) {
       if (path_known)
-        return error_reply(405, "method_not_allowed", req.method + " is not a method of " + req.path,
+        return error_reply(405, "method_not_allowed",
+                           req.method + " is not a method of " + req.path,
                            "see docs/openapi.yaml for the methods of each route");
-      return error_reply(404, "not_found", "no such route: " + req.path,
-                         "the API is under /api/v1 (docs/openapi.yaml); health at /livez and /readyz");
+      return error_reply(
+          404, "not_found", "no such route: " + req.path,
+          "the API is under /api/v1 (docs/openapi.yaml); health at /livez and /readyz");
     }
     for (const auto& [name, value] : values)
       if (!plain_name(value))
-        return error_reply(404, "not_found", "no " + name + " of that name",
-                           "names are letters, digits, '.', '_', '-' and '@', starting with a letter or digit");
+        return error_reply(
+            404, "not_found", "no " + name + " of that name",
+            "names are letters, digits, '.', '_', '-' and '@', starting with a letter or digit");
     Caller caller;
     const std::string target = values.count("sync")    ? values["sync"]
                                : values.count("user")  ? values["user"]
@@ -361,17 +383,20 @@ struct ApiServer::Handler {
         return *refused;
       }
       if (caller.role < route->role) {
-        audit(caller, route->action.empty() ? "read " + route->path : route->action, target, "refused: 403", req);
+        audit(caller, route->action.empty() ? "read " + route->path : route->action, target,
+              "refused: 403", req);
         return error_reply(403, "forbidden",
-                           caller.actor + " (" + role_name(caller.role) + ") may not do this: it takes the " +
-                               role_name(route->role) + " role",
+                           caller.actor + " (" + role_name(caller.role) +
+                               ") may not do this: it takes the " + role_name(route->role) +
+                               " role",
                            "ask an admin for that role, or for a token with it");
       }
       if (caller.session && req.method != "GET" &&
           !same_digest(req.get_header_value("X-CSRF-Token"), caller.csrf)) {
         audit(caller, route->action, target, "refused: CSRF token missing or wrong", req);
-        return error_reply(403, "csrf", "this change needs the session's CSRF token in the X-CSRF-Token header",
-                           "send the csrf_token the sign-in answered (GET /api/v1/me answers it too)");
+        return error_reply(
+            403, "csrf", "this change needs the session's CSRF token in the X-CSRF-Token header",
+            "send the csrf_token the sign-in answered (GET /api/v1/me answers it too)");
       }
     }
     Reply reply;
@@ -382,7 +407,9 @@ struct ApiServer::Handler {
     }
     if (!route->action.empty() && route->action != "session.create")
       audit(caller, route->action, target,
-            reply.status < 300 ? "ok" : (reply.status < 500 ? "refused: " : "failed: ") + std::to_string(reply.status),
+            reply.status < 300
+                ? "ok"
+                : (reply.status < 500 ? "refused: " : "failed: ") + std::to_string(reply.status),
             req);
     return reply;
   }
@@ -407,9 +434,10 @@ struct ApiServer::Handler {
           return std::nullopt;
         }
       }
-      return error_reply(401, "unauthenticated", "the Authorization header holds no valid API token",
-                         "send Authorization: Bearer krow_... with a token from POST /api/v1/tokens or "
-                         "`krow serve create-token`");
+      return error_reply(
+          401, "unauthenticated", "the Authorization header holds no valid API token",
+          "send Authorization: Bearer krow_... with a token from POST /api/v1/tokens or "
+          "`krow serve create-token`");
     }
     if (const auto cookie = header_cookie(req, "krow_session")) {
       const auto s = store.session(secret_digest(*cookie));
@@ -419,11 +447,13 @@ struct ApiServer::Handler {
           return std::nullopt;
         }
       }
-      return error_reply(401, "session_expired", "the session has ended (expired, signed out or its user removed)",
+      return error_reply(401, "session_expired",
+                         "the session has ended (expired, signed out or its user removed)",
                          "sign in again (POST /api/v1/sessions)");
     }
-    return error_reply(401, "unauthenticated", "this route needs a credential",
-                       "send Authorization: Bearer <API token>, or sign in (POST /api/v1/sessions)");
+    return error_reply(
+        401, "unauthenticated", "this route needs a credential",
+        "send Authorization: Bearer <API token>, or sign in (POST /api/v1/sessions)");
   }
 
   Reply run(const ApiRoute& route, Values& v, const httplib::Request& req, const Caller& caller) {
@@ -431,8 +461,10 @@ struct ApiServer::Handler {
     const auto& m = route.method;
     if (p == "/livez") return Reply{200, "ok\n", "text/plain", {}};
     if (p == "/readyz")
-      return ready.load() ? Reply{200, "ready\n", "text/plain", {}}
-                          : Reply{503, "not ready: the scheduler is starting or stopping\n", "text/plain", {}};
+      return ready.load()
+                 ? Reply{200, "ready\n", "text/plain", {}}
+                 : Reply{
+                       503, "not ready: the scheduler is starting or stopping\n", "text/plain", {}};
     if (p == "/metrics") return Reply{200, metrics(), "text/plain; version=0.0.4", {}};
     if (p == "/api/v1/sessions") return sign_in(req);
     if (p == "/api/v1/sessions/current") return sign_out(req, caller);
@@ -455,10 +487,12 @@ struct ApiServer::Handler {
     if (p == "/api/v1/syncs/{sync}/resume") return act(v["sync"], Scheduler::Action::resume);
     if (p == "/api/v1/syncs/{sync}/runs") return list_runs_of(v["sync"]);
     if (p == "/api/v1/syncs/{sync}/runs/{run}") return run_record(v["sync"], v["run"], false);
-    if (p == "/api/v1/syncs/{sync}/runs/{run}/summary") return run_record(v["sync"], v["run"], true);
+    if (p == "/api/v1/syncs/{sync}/runs/{run}/summary")
+      return run_record(v["sync"], v["run"], true);
     if (p == "/api/v1/sources") return m == "GET" ? list_sources() : connect(req);
     if (p == "/api/v1/users") return m == "GET" ? list_users() : create_user(req);
-    if (p == "/api/v1/users/{user}") return m == "PUT" ? update_user(v["user"], req, caller) : delete_user(v["user"], caller);
+    if (p == "/api/v1/users/{user}")
+      return m == "PUT" ? update_user(v["user"], req, caller) : delete_user(v["user"], caller);
     if (p == "/api/v1/tokens") return m == "GET" ? list_tokens() : create_token(req, caller);
     if (p == "/api/v1/tokens/{token}") return revoke_token(v["token"]);
     if (p == "/api/v1/audit") return audit_log(req);
@@ -484,8 +518,9 @@ struct ApiServer::Handler {
     }
     if (wait_ms > 0) {
       audit(someone, "session.create", "", "refused: throttled", req);
-      auto r = error_reply(429, "throttled", "too many failed sign-ins for this user or address",
-                           "wait " + std::to_string((wait_ms + 999) / 1000) + " s before trying again");
+      auto r =
+          error_reply(429, "throttled", "too many failed sign-ins for this user or address",
+                      "wait " + std::to_string((wait_ms + 999) / 1000) + " s before trying again");
       r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
       return r;
     }
@@ -506,12 +541,16 @@ struct ApiServer::Handler {
     store.add_session(s);
     audit(Caller{user->name, user->role, true, ""}, "session.create", "", "ok", req);
     JsonWriter w;
-    w.begin_object().field("name", user->name).field("role", role_name(user->role)).field("csrf_token", s.csrf);
+    w.begin_object()
+        .field("name", user->name)
+        .field("role", role_name(user->role))
+        .field("csrf_token", s.csrf);
     w.field("expires_at_ms", s.expires_ms).end_object();
     auto r = json_reply(201, w.str());
-    r.headers.emplace_back("Set-Cookie", "krow_session=" + secret + "; Path=/; Max-Age=" +
-                                             std::to_string(kSessionHours * 3600) + "; HttpOnly; SameSite=Strict" +
-                                             (tls ? "; Secure" : ""));
+    r.headers.emplace_back("Set-Cookie",
+                           "krow_session=" + secret +
+                               "; Path=/; Max-Age=" + std::to_string(kSessionHours * 3600) +
+                               "; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
     return r;
   }
 
@@ -519,10 +558,12 @@ struct ApiServer::Handler {
     if (!caller.session)
       throw error_reply(400, "no_session", "this request was made with an API token, not a session",
                         "revoke a token with DELETE /api/v1/tokens/ID");
-    if (const auto cookie = header_cookie(req, "krow_session")) store.end_session(secret_digest(*cookie));
+    if (const auto cookie = header_cookie(req, "krow_session"))
+      store.end_session(secret_digest(*cookie));
     auto r = Reply{204, "", "application/json", {}};
-    r.headers.emplace_back("Set-Cookie", std::string("krow_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict") +
-                                             (tls ? "; Secure" : ""));
+    r.headers.emplace_back(
+        "Set-Cookie", std::string("krow_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict") +
+                          (tls ? "; Secure" : ""));
     return r;
   }
 
@@ -562,20 +603,21 @@ struct ApiServer::Handler {
     // The service's environment is not the sender's: a manifest sent here names a saved
     // source (POST /api/v1/sources) instead of ${VARIABLES}.
     if (yaml.find("${") != std::string::npos)
-      throw error_reply(422, "invalid_manifest",
-                        "a manifest sent to the API may not read environment variables (${...})",
-                        "connect the source first (POST /api/v1/sources) and name it in the manifest as source: "
-                        "{saved: NAME}");
+      throw error_reply(
+          422, "invalid_manifest",
+          "a manifest sent to the API may not read environment variables (${...})",
+          "connect the source first (POST /api/v1/sources) and name it in the manifest as source: "
+          "{saved: NAME}");
     Manifest manifest;
     try {
-      manifest = parse_manifest(yaml, config.api_manifests / "new.yaml", [](const char*) -> const char* {
-        return nullptr;
-      });
+      manifest = parse_manifest(yaml, config.api_manifests / "new.yaml",
+                                [](const char*) -> const char* { return nullptr; });
     } catch (const Error& e) {
       throw error_reply(422, "invalid_manifest", e);
     }
     if (!plain_name(manifest.name))
-      throw error_reply(422, "invalid_manifest", "the manifest's name '" + manifest.name + "' is not a sync ID",
+      throw error_reply(422, "invalid_manifest",
+                        "the manifest's name '" + manifest.name + "' is not a sync ID",
                         "use letters, digits, '.', '_' and '-'");
     if (!must_be_id.empty() && manifest.name != must_be_id)
       throw error_reply(422, "invalid_manifest",
@@ -600,7 +642,9 @@ struct ApiServer::Handler {
                           "check that api_manifests in the service's config is a writable folder");
     }
     std::filesystem::rename(temp, h.manifest, ec);
-    if (ec) throw error_reply(500, "cannot_save", "cannot write " + h.manifest.string() + ": " + ec.message());
+    if (ec)
+      throw error_reply(500, "cannot_save",
+                        "cannot write " + h.manifest.string() + ": " + ec.message());
     return h;
   }
 
@@ -617,13 +661,15 @@ struct ApiServer::Handler {
       }
       if (!peek.name.empty() && scheduler.status(peek.name))
         throw error_reply(409, "sync_exists", "a sync '" + peek.name + "' is hosted already",
-                          "change it with PUT /api/v1/syncs/" + peek.name + ", or give the manifest another name");
+                          "change it with PUT /api/v1/syncs/" + peek.name +
+                              ", or give the manifest another name");
     }
     const auto h = checked_sync(body, "");
     if (!scheduler.add(h))
       throw error_reply(409, "sync_exists", "a sync '" + h.id + "' is hosted already",
                         "change it with PUT /api/v1/syncs/" + h.id);
-    store.save_api_sync(ApiSync{h.id, h.manifest.string(), h.schedule.text(), caller.actor, now_ms()});
+    store.save_api_sync(
+        ApiSync{h.id, h.manifest.string(), h.schedule.text(), caller.actor, now_ms()});
     JsonWriter w;
     write_sync(w, hosted(h.id));
     auto r = json_reply(201, w.str());
@@ -633,19 +679,22 @@ struct ApiServer::Handler {
 
   void only_api_syncs(const SyncStatusView& s) {
     if (!s.from_api)
-      throw error_reply(409, "defined_in_config",
-                        "sync '" + s.id + "' is defined in the service's config file " + config.file.string(),
-                        "change it there and restart the service");
+      throw error_reply(
+          409, "defined_in_config",
+          "sync '" + s.id + "' is defined in the service's config file " + config.file.string(),
+          "change it there and restart the service");
   }
 
   Reply update_sync(const std::string& id, const httplib::Request& req) {
     only_api_syncs(hosted(id));
     const Body body(req.body, {"manifest", "schedule"});
     if (hosted(id).running)
-      throw error_reply(409, "running", "sync '" + id + "' has a run under way", "wait for it to end, or pause it");
+      throw error_reply(409, "running", "sync '" + id + "' has a run under way",
+                        "wait for it to end, or pause it");
     const auto h = checked_sync(body, id);
     if (scheduler.replace(h) == Scheduler::Answer::running)
-      throw error_reply(409, "running", "sync '" + id + "' has a run under way", "wait for it to end, or pause it");
+      throw error_reply(409, "running", "sync '" + id + "' has a run under way",
+                        "wait for it to end, or pause it");
     store.save_api_sync(ApiSync{h.id, h.manifest.string(), h.schedule.text(), "", now_ms()});
     return get_sync(id);
   }
@@ -655,7 +704,8 @@ struct ApiServer::Handler {
     only_api_syncs(s);
     if (scheduler.remove(id) == Scheduler::Answer::running)
       throw error_reply(409, "running", "sync '" + id + "' has a run under way",
-                        "pause it (POST /api/v1/syncs/" + id + "/pause), wait for the run to end, then delete it");
+                        "pause it (POST /api/v1/syncs/" + id +
+                            "/pause), wait for the run to end, then delete it");
     store.delete_api_sync(id);
     // Its tables and run records stay: deleting a sync stops hosting it, it removes no data.
     std::error_code ec;
@@ -665,7 +715,9 @@ struct ApiServer::Handler {
 
   Reply act(const std::string& id, Scheduler::Action action) {
     switch (scheduler.act(id, action, Clock::now())) {
-      case Scheduler::Answer::no_such_sync: hosted(id); break;
+      case Scheduler::Answer::no_such_sync:
+        hosted(id);
+        break;
       case Scheduler::Answer::running:
         throw error_reply(409, "running", "sync '" + id + "' has a run under way",
                           "wait for it to end (GET /api/v1/syncs/" + id + "), then ask again");
@@ -674,11 +726,14 @@ struct ApiServer::Handler {
                           "resume it with POST /api/v1/syncs/" + id + "/resume");
       case Scheduler::Answer::not_paused:
         throw error_reply(409, "not_paused", "sync '" + id + "' is not paused", "");
-      case Scheduler::Answer::done: break;
+      case Scheduler::Answer::done:
+        break;
     }
     JsonWriter w;
     write_sync(w, hosted(id));
-    return json_reply(action == Scheduler::Action::run || action == Scheduler::Action::resync ? 202 : 200, w.str());
+    return json_reply(
+        action == Scheduler::Action::run || action == Scheduler::Action::resync ? 202 : 200,
+        w.str());
   }
 
   Reply sync_status(const std::string& id) {
@@ -706,9 +761,10 @@ struct ApiServer::Handler {
   Reply list_runs_of(const std::string& id) {
     const auto s = hosted(id);
     const auto runs = list_runs(runs_root(s.manifest), id);
-    return json_reply(200, format_run_listings(std::vector<RunListing>(runs.begin(), runs.begin() +
-                                                                            std::min<size_t>(runs.size(), 100)),
-                                               true));
+    return json_reply(200, format_run_listings(
+                               std::vector<RunListing>(
+                                   runs.begin(), runs.begin() + std::min<size_t>(runs.size(), 100)),
+                               true));
   }
 
   Reply run_record(const std::string& id, const std::string& run_id, bool summary) {
@@ -721,8 +777,12 @@ struct ApiServer::Handler {
     if (!summary) return json_reply(200, read_text_file(*file));
     const auto md = file->parent_path() / (run_id + ".md");
     std::error_code ec;
-    return Reply{200, std::filesystem::is_regular_file(md, ec) ? read_text_file(md) : render_run_summary(read_text_file(*file)),
-                 "text/markdown", {}};
+    return Reply{200,
+                 std::filesystem::is_regular_file(md, ec)
+                     ? read_text_file(md)
+                     : render_run_summary(read_text_file(*file)),
+                 "text/markdown",
+                 {}};
   }
 
   // --- sources ------------------------------------------------------------------------------
@@ -752,8 +812,9 @@ struct ApiServer::Handler {
   }
 
   Reply connect(const httplib::Request& req) {
-    const Body body(req.body, {"name", "bootstrap_servers", "security_protocol", "sasl_mechanism", "username",
-                               "password", "ca_file", "verify_certificates", "timeout_s", "registry"});
+    const Body body(req.body,
+                    {"name", "bootstrap_servers", "security_protocol", "sasl_mechanism", "username",
+                     "password", "ca_file", "verify_certificates", "timeout_s", "registry"});
     SavedSource s;
     s.name = body.required("name");
     try {
@@ -768,7 +829,8 @@ struct ApiServer::Handler {
     s.source.password = Secret(body.text("password").value_or(""));
     s.source.ca_file = body.text("ca_file").value_or("");
     s.source.verify_certificates = body.flag("verify_certificates").value_or(true);
-    s.source.connect_timeout_s = static_cast<int>(std::clamp<int64_t>(body.number("timeout_s").value_or(15), 1, 60));
+    s.source.connect_timeout_s =
+        static_cast<int>(std::clamp<int64_t>(body.number("timeout_s").value_or(15), 1, 60));
     if (const auto registry = body.object("registry")) {
       s.registry.url = member_text(*registry, "url");
       s.registry.username = member_text(*registry, "username");
@@ -815,7 +877,8 @@ struct ApiServer::Handler {
     User u;
     u.name = body.required("name");
     if (!plain_name(u.name, 64))
-      throw error_reply(422, "bad_field", "a user name has 1 to 64 letters, digits, '.', '_', '-' or '@'");
+      throw error_reply(422, "bad_field",
+                        "a user name has 1 to 64 letters, digits, '.', '_', '-' or '@'");
     u.role = role_from(body.text("role"));
     const auto password = body.required("password");
     check_password(password);
@@ -832,7 +895,8 @@ struct ApiServer::Handler {
   // An admin who would leave no admin behind is refused.
   void keep_an_admin(const std::string& name, std::optional<Role> becomes) {
     const auto users = store.users();
-    const auto admins = std::count_if(users.begin(), users.end(), [](const User& u) { return u.role == Role::admin; });
+    const auto admins = std::count_if(users.begin(), users.end(),
+                                      [](const User& u) { return u.role == Role::admin; });
     const auto u = store.user(name);
     if (u && u->role == Role::admin && admins == 1 && becomes != Role::admin)
       throw error_reply(409, "last_admin", "'" + name + "' is the last admin",
@@ -850,7 +914,8 @@ struct ApiServer::Handler {
     }
     if (role) keep_an_admin(name, role);
     if (!store.update_user(name, role, hash))
-      throw error_reply(404, "no_such_user", "no user '" + name + "'", "list them with GET /api/v1/users");
+      throw error_reply(404, "no_such_user", "no user '" + name + "'",
+                        "list them with GET /api/v1/users");
     JsonWriter w;
     write_user(w, *store.user(name));
     return json_reply(200, w.str());
@@ -859,7 +924,8 @@ struct ApiServer::Handler {
   Reply delete_user(const std::string& name, const Caller&) {
     keep_an_admin(name, std::nullopt);
     if (!store.delete_user(name))
-      throw error_reply(404, "no_such_user", "no user '" + name + "'", "list them with GET /api/v1/users");
+      throw error_reply(404, "no_such_user", "no user '" + name + "'",
+                        "list them with GET /api/v1/users");
     return Reply{204, "", "application/json", {}};
   }
 
@@ -884,7 +950,8 @@ struct ApiServer::Handler {
 
   Reply revoke_token(const std::string& id) {
     if (!store.token(id))
-      throw error_reply(404, "no_such_token", "no token '" + id + "'", "list them with GET /api/v1/tokens");
+      throw error_reply(404, "no_such_token", "no token '" + id + "'",
+                        "list them with GET /api/v1/tokens");
     store.revoke_token(id, now_ms());
     return Reply{204, "", "application/json", {}};
   }
@@ -893,15 +960,23 @@ struct ApiServer::Handler {
     int limit = 100;
     if (req.has_param("limit")) {
       const auto text = req.get_param_value("limit");
-      if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos)
+      if (text.empty() || text.size() > 5 ||
+          text.find_first_not_of("0123456789") != std::string::npos)
         throw error_reply(400, "bad_request", "limit is a number from 1 to 10000");
       limit = std::clamp(std::stoi(text), 1, 10000);
     }
     JsonWriter w;
     w.begin_array();
     for (const auto& e : store.audit_log(limit)) {
-      w.begin_object().field("id", e.id).field("at_ms", e.at_ms).field("actor", e.actor).field("action", e.action);
-      w.field("target", e.target).field("outcome", e.outcome).field("address", e.address).end_object();
+      w.begin_object()
+          .field("id", e.id)
+          .field("at_ms", e.at_ms)
+          .field("actor", e.actor)
+          .field("action", e.action);
+      w.field("target", e.target)
+          .field("outcome", e.outcome)
+          .field("address", e.address)
+          .end_object();
     }
     return json_reply(200, w.end_array().str());
   }
@@ -910,16 +985,18 @@ struct ApiServer::Handler {
 ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& scheduler,
                      std::function<std::string()> metrics, const std::atomic<bool>& ready)
     : handler_(new Handler{config, store, scheduler, std::move(metrics), ready}) {
-  const auto address = metrics::parse_listen_address(config.listen, config.file.string() + ": listen");
+  const auto address =
+      metrics::parse_listen_address(config.listen, config.file.string() + ": listen");
   tls_ = !config.tls_certificate.empty();
   handler_->tls = tls_;
   if (tls_) {
-    auto ssl = std::make_unique<httplib::SSLServer>(config.tls_certificate.c_str(), config.tls_key.c_str());
+    auto ssl = std::make_unique<httplib::SSLServer>(config.tls_certificate.c_str(),
+                                                    config.tls_key.c_str());
     if (!ssl->is_valid())
-      throw Error(ErrorClass::config, config.file.string() + ": tls: cannot use the certificate " +
-                                          config.tls_certificate.string() + " with the key " +
-                                          config.tls_key.string() +
-                                          " (both PEM; the key unencrypted and the certificate's own)");
+      throw Error(ErrorClass::config,
+                  config.file.string() + ": tls: cannot use the certificate " +
+                      config.tls_certificate.string() + " with the key " + config.tls_key.string() +
+                      " (both PEM; the key unencrypted and the certificate's own)");
     server_ = std::move(ssl);
   } else {
     server_ = std::make_unique<httplib::Server>();
@@ -928,7 +1005,9 @@ ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& sc
   server_->set_read_timeout(std::chrono::seconds(10));
   server_->set_write_timeout(std::chrono::seconds(10));
   server_->set_payload_max_length(kMaxBody);
-  const auto any = [this](const httplib::Request& req, httplib::Response& res) { handler_->serve(req, res); };
+  const auto any = [this](const httplib::Request& req, httplib::Response& res) {
+    handler_->serve(req, res);
+  };
   // A request that may carry a body is read here, not by the library: one without
   // Content-Length (`curl -X POST` of an action) has none, where the library would wait for
   // the connection to close.
@@ -977,25 +1056,29 @@ ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& sc
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     Handler::secure_headers(res);
-    const auto e = res.status == 413
-                       ? error_reply(413, "too_large", "the request body is over 1 MiB", "send a smaller one")
-                       : error_reply(res.status, "bad_request", "the request was refused (HTTP " +
-                                                                    std::to_string(res.status) + ") at " + req.path);
+    const auto e =
+        res.status == 413
+            ? error_reply(413, "too_large", "the request body is over 1 MiB", "send a smaller one")
+            : error_reply(res.status, "bad_request",
+                          "the request was refused (HTTP " + std::to_string(res.status) + ") at " +
+                              req.path);
     res.set_content(e.body, "application/json; charset=utf-8");
   });
   const bool bound = address.port == 0 ? (port_ = server_->bind_to_any_port(address.host)) > 0
                                        : server_->bind_to_port(address.host, address.port);
   if (!bound)
-    throw Error(ErrorClass::config, config.file.string() + ": listen: cannot listen on " + address.host + ":" +
-                                        std::to_string(address.port) +
-                                        " (the port is taken, or the address is not this machine's); choose "
-                                        "another port or address");
+    throw Error(ErrorClass::config,
+                config.file.string() + ": listen: cannot listen on " + address.host + ":" +
+                    std::to_string(address.port) +
+                    " (the port is taken, or the address is not this machine's); choose "
+                    "another port or address");
   if (address.port != 0) port_ = address.port;
   thread_ = std::thread([this] { server_->listen_after_bind(); });
 }
 
 ApiServer::~ApiServer() {
-  for (int i = 0; i < 200 && !server_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 200 && !server_->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   server_->stop();
   if (thread_.joinable()) thread_.join();
 }

@@ -43,14 +43,15 @@ const std::vector<ApiRoute>& api_routes();
 bool valid_user_name(const std::string& name);
 
 // A new API token: the text shown once (`krow_<id>_<secret>`) and what the store keeps of it.
-std::pair<std::string, ApiToken> new_token(const std::string& name, Role role, const std::string& created_by);
+std::pair<std::string, ApiToken> new_token(const std::string& name, Role role,
+                                           const std::string& created_by);
 
 class ApiServer {
  public:
   // Listens on the config's address at once (throws Error(config) naming `listen` or `tls`
   // when it cannot). `metrics` renders the exposition; `ready` says whether /readyz is 200.
-  ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& scheduler, std::function<std::string()> metrics,
-            const std::atomic<bool>& ready);
+  ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& scheduler,
+            std::function<std::string()> metrics, const std::atomic<bool>& ready);
   ~ApiServer();
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;

@@ -76,7 +76,8 @@ Scheduler::Hosted Scheduler::make_hosted(const HostedSync& s, Clock::time_point 
   h.state = store_.state(s.id);
   if (!h.state.next_due_ms) {
     // Never scheduled before: a continuous sync and one run `every` so often start now.
-    if (s.schedule.kind() == Schedule::Kind::continuous || s.schedule.kind() == Schedule::Kind::every)
+    if (s.schedule.kind() == Schedule::Kind::continuous ||
+        s.schedule.kind() == Schedule::Kind::every)
       h.state.next_due_ms = to_ms(now);
     else if (const auto next = s.schedule.next_after(now))
       h.state.next_due_ms = to_ms(*next);
@@ -85,13 +86,17 @@ Scheduler::Hosted Scheduler::make_hosted(const HostedSync& s, Clock::time_point 
   }
   if (s.schedule.kind() == Schedule::Kind::manual) h.state.next_due_ms.reset();
   store_.save(h.state);
-  if (const auto last = store_.runs(s.id, 1); !last.empty() && last.front().ended_ms) h.last = last.front();
+  if (const auto last = store_.runs(s.id, 1); !last.empty() && last.front().ended_ms)
+    h.last = last.front();
   return h;
 }
 
-Scheduler::Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store, std::string program,
-                     std::function<void(const ServedRun&)> on_run_end)
-    : config_(config), store_(store), program_(std::move(program)), on_run_end_(std::move(on_run_end)) {
+Scheduler::Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store,
+                     std::string program, std::function<void(const ServedRun&)> on_run_end)
+    : config_(config),
+      store_(store),
+      program_(std::move(program)),
+      on_run_end_(std::move(on_run_end)) {
   const auto now = Clock::now();
   for (const auto& s : syncs) hosted_.push_back(make_hosted(s, now));
   // Runs this service never saw end: the previous service process stopped (kill -9, a
@@ -230,7 +235,8 @@ void Scheduler::tick(Clock::time_point now) {
       std::fprintf(stderr, "krow serve: the run of sync '%s' has gone on for longer than run_timeout; see %s\n",
                    h.sync.id.c_str(), h.current->log.c_str());
     }
-    if (h.pid > 0 || h.orphan > 0 || h.state.paused || !h.state.next_due_ms || now < h.not_before) continue;
+    if (h.pid > 0 || h.orphan > 0 || h.state.paused || !h.state.next_due_ms || now < h.not_before)
+      continue;
     const auto due = from_ms(*h.state.next_due_ms);
     if (now < due) continue;
     // Due before the last run ended long ago: the service was down then. One run, not a burst.
@@ -278,7 +284,8 @@ SyncStatusView Scheduler::view(const Hosted& h) const {
   v.paused = h.state.paused;
   v.running = h.pid > 0 || h.orphan > 0;
   v.stuck = h.stuck;
-  if (h.state.next_due_ms && !h.state.paused) v.next_due = std::max(from_ms(*h.state.next_due_ms), h.not_before);
+  if (h.state.next_due_ms && !h.state.paused)
+    v.next_due = std::max(from_ms(*h.state.next_due_ms), h.not_before);
   v.failures = h.state.failures;
   v.last = h.last;
   v.current = h.current;
@@ -350,7 +357,8 @@ Scheduler::Answer Scheduler::replace(const HostedSync& sync) {
   h->sync = sync;
   // The new schedule starts from now.
   h->state.next_due_ms.reset();
-  if (sync.schedule.kind() == Schedule::Kind::continuous || sync.schedule.kind() == Schedule::Kind::every)
+  if (sync.schedule.kind() == Schedule::Kind::continuous ||
+      sync.schedule.kind() == Schedule::Kind::every)
     h->state.next_due_ms = to_ms(Clock::now());
   else if (const auto next = sync.schedule.next_after(Clock::now()))
     h->state.next_due_ms = to_ms(*next);

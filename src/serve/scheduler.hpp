@@ -53,8 +53,8 @@ class Scheduler {
  public:
   // Hosts `syncs` (the config's and those created through the API). `program`: the krow
   // binary to run (this one). `on_run_end` is told of every run that ends.
-  Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store, std::string program,
-            std::function<void(const ServedRun&)> on_run_end = {});
+  Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store,
+            std::string program, std::function<void(const ServedRun&)> on_run_end = {});
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

@@ -26,7 +26,8 @@ ServeConfig load_serve_config(const std::filesystem::path& file) {
     throw Error(ErrorClass::config, file.string() + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) r.fail(root, "the service's config is a YAML mapping with listen, state and syncs");
-  r.check_keys(root, "the service's config", {"listen", "state", "logs", "run_timeout", "tls", "api_manifests", "syncs"});
+  r.check_keys(root, "the service's config",
+               {"listen", "state", "logs", "run_timeout", "tls", "api_manifests", "syncs"});
   ServeConfig c;
   c.file = file;
   const Section top(r, root, "");
@@ -40,7 +41,8 @@ ServeConfig load_serve_config(const std::filesystem::path& file) {
     t.check_keys({"certificate", "key"});
     c.tls_certificate = t.path("certificate");
     c.tls_key = t.path("key");
-    for (const auto& [key, file] : {std::pair{"certificate", c.tls_certificate}, std::pair{"key", c.tls_key}}) {
+    for (const auto& [key, file] :
+         {std::pair{"certificate", c.tls_certificate}, std::pair{"key", c.tls_key}}) {
       std::error_code ec;
       if (!std::filesystem::is_regular_file(file, ec))
         t.fail(key, std::string("tls.") + key + ": no such file " + file.string());

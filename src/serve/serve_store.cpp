@@ -68,7 +68,8 @@ ServedRun read_run(const Query& q) {
 }
 
 User read_user(const Query& q) {
-  return User{q.text(0), parse_role(q.text(1)).value_or(Role::viewer), q.text(2), q.integer(3).value_or(0)};
+  return User{q.text(0), parse_role(q.text(1)).value_or(Role::viewer), q.text(2),
+              q.integer(3).value_or(0)};
 }
 
 ApiToken read_token(const Query& q) {
@@ -84,7 +85,8 @@ ApiToken read_token(const Query& q) {
   return t;
 }
 
-const char* const kTokenColumns = "id, name, role, digest, created_by, created_ms, last_used_ms, revoked_ms";
+const char* const kTokenColumns =
+    "id, name, role, digest, created_by, created_ms, last_used_ms, revoked_ms";
 
 const char* const kRunColumns = "id, sync, trigger, started_ms, ended_ms, outcome, exit_code, pid, message, log";
 
@@ -106,27 +108,37 @@ ServeStore::ServeStore(const std::filesystem::path& file) : file_(file) {
       "CREATE TABLE IF NOT EXISTS sync_state (sync TEXT PRIMARY KEY, next_due_ms INTEGER, failures INTEGER NOT NULL "
       "DEFAULT 0)");
   // Added after the first release of the file: a state file of that release gains it.
-  if (!has_column("sync_state", "paused")) exec("ALTER TABLE sync_state ADD COLUMN paused INTEGER NOT NULL DEFAULT 0");
+  if (!has_column("sync_state", "paused"))
+    exec("ALTER TABLE sync_state ADD COLUMN paused INTEGER NOT NULL DEFAULT 0");
   exec(
       "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, sync TEXT NOT NULL, trigger TEXT NOT "
       "NULL, started_ms INTEGER NOT NULL, ended_ms INTEGER, outcome TEXT NOT NULL DEFAULT '', exit_code INTEGER, pid "
       "INTEGER NOT NULL DEFAULT 0, message TEXT NOT NULL DEFAULT '', log TEXT NOT NULL DEFAULT '')");
   exec("CREATE INDEX IF NOT EXISTS runs_by_sync ON runs (sync, id)");
   exec(
-      "CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT NOT NULL, "
+      "CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash "
+      "TEXT NOT NULL, "
       "created_ms INTEGER NOT NULL)");
   exec(
-      "CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, digest TEXT NOT "
-      "NULL, created_by TEXT NOT NULL, created_ms INTEGER NOT NULL, last_used_ms INTEGER, revoked_ms INTEGER)");
+      "CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT "
+      "NULL, digest TEXT NOT "
+      "NULL, created_by TEXT NOT NULL, created_ms INTEGER NOT NULL, last_used_ms INTEGER, "
+      "revoked_ms INTEGER)");
   exec(
-      "CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT NOT NULL, "
+      "CREATE TABLE IF NOT EXISTS sessions (digest TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT "
+      "NOT NULL, "
       "created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL)");
-  exec("CREATE TABLE IF NOT EXISTS sign_in_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, last_ms INTEGER NOT NULL)");
   exec(
-      "CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at_ms INTEGER NOT NULL, actor TEXT NOT "
-      "NULL, action TEXT NOT NULL, target TEXT NOT NULL, outcome TEXT NOT NULL, address TEXT NOT NULL)");
+      "CREATE TABLE IF NOT EXISTS sign_in_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, "
+      "last_ms INTEGER NOT NULL)");
   exec(
-      "CREATE TABLE IF NOT EXISTS api_syncs (id TEXT PRIMARY KEY, manifest TEXT NOT NULL, schedule TEXT NOT NULL, "
+      "CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at_ms INTEGER NOT "
+      "NULL, actor TEXT NOT "
+      "NULL, action TEXT NOT NULL, target TEXT NOT NULL, outcome TEXT NOT NULL, address TEXT NOT "
+      "NULL)");
+  exec(
+      "CREATE TABLE IF NOT EXISTS api_syncs (id TEXT PRIMARY KEY, manifest TEXT NOT NULL, schedule "
+      "TEXT NOT NULL, "
       "created_by TEXT NOT NULL, created_ms INTEGER NOT NULL)");
 }
 
@@ -163,8 +175,10 @@ SyncState ServeStore::state(const std::string& sync) {
 void ServeStore::save(const SyncState& s) {
   std::lock_guard lock(mu_);
   Query q(db_.get(),
-          "INSERT INTO sync_state (sync, next_due_ms, failures, paused) VALUES (?, ?, ?, ?) ON CONFLICT (sync) DO "
-          "UPDATE SET next_due_ms = excluded.next_due_ms, failures = excluded.failures, paused = excluded.paused",
+          "INSERT INTO sync_state (sync, next_due_ms, failures, paused) VALUES (?, ?, ?, ?) ON "
+          "CONFLICT (sync) DO "
+          "UPDATE SET next_due_ms = excluded.next_due_ms, failures = excluded.failures, paused = "
+          "excluded.paused",
           file_);
   q.bind(s.sync).bind(s.next_due_ms).bind(std::optional<int64_t>(s.failures));
   q.bind(std::optional<int64_t>(s.paused ? 1 : 0));
@@ -209,9 +223,12 @@ std::vector<ServedRun> ServeStore::runs(const std::string& sync, int limit) {
 
 const char* role_name(Role r) {
   switch (r) {
-    case Role::admin: return "admin";
-    case Role::editor: return "editor";
-    default: return "viewer";
+    case Role::admin:
+      return "admin";
+    case Role::editor:
+      return "editor";
+    default:
+      return "viewer";
   }
 }
 
@@ -224,17 +241,24 @@ std::optional<Role> parse_role(const std::string& text) {
 
 bool ServeStore::add_user(const User& u) {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "INSERT INTO users (name, role, password_hash, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  Query q(db_.get(),
+          "INSERT INTO users (name, role, password_hash, created_ms) VALUES (?, ?, ?, ?) ON "
+          "CONFLICT DO NOTHING",
           file_);
-  q.bind(u.name).bind(role_name(u.role)).bind(u.password_hash).bind(std::optional<int64_t>(u.created_ms));
+  q.bind(u.name)
+      .bind(role_name(u.role))
+      .bind(u.password_hash)
+      .bind(std::optional<int64_t>(u.created_ms));
   q.step();
   return sqlite3_changes(db_.get()) == 1;
 }
 
-bool ServeStore::update_user(const std::string& name, std::optional<Role> role, const std::string& password_hash) {
+bool ServeStore::update_user(const std::string& name, std::optional<Role> role,
+                             const std::string& password_hash) {
   std::lock_guard lock(mu_);
   Query q(db_.get(),
-          "UPDATE users SET role = coalesce(?, role), password_hash = coalesce(nullif(?, ''), password_hash) WHERE "
+          "UPDATE users SET role = coalesce(?, role), password_hash = coalesce(nullif(?, ''), "
+          "password_hash) WHERE "
           "name = ?",
           file_);
   if (role)
@@ -267,7 +291,8 @@ bool ServeStore::delete_user(const std::string& name) {
 
 std::optional<User> ServeStore::user(const std::string& name) {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "SELECT name, role, password_hash, created_ms FROM users WHERE name = ?", file_);
+  Query q(db_.get(), "SELECT name, role, password_hash, created_ms FROM users WHERE name = ?",
+          file_);
   q.bind(name);
   if (!q.step()) return std::nullopt;
   return read_user(q);
@@ -275,7 +300,8 @@ std::optional<User> ServeStore::user(const std::string& name) {
 
 std::vector<User> ServeStore::users() {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "SELECT name, role, password_hash, created_ms FROM users ORDER BY name", file_);
+  Query q(db_.get(), "SELECT name, role, password_hash, created_ms FROM users ORDER BY name",
+          file_);
   std::vector<User> out;
   while (q.step()) out.push_back(read_user(q));
   return out;
@@ -284,7 +310,9 @@ std::vector<User> ServeStore::users() {
 void ServeStore::add_token(const ApiToken& t) {
   std::lock_guard lock(mu_);
   Query q(db_.get(),
-          "INSERT INTO tokens (id, name, role, digest, created_by, created_ms) VALUES (?, ?, ?, ?, ?, ?)", file_);
+          "INSERT INTO tokens (id, name, role, digest, created_by, created_ms) VALUES (?, ?, ?, ?, "
+          "?, ?)",
+          file_);
   q.bind(t.id).bind(t.name).bind(role_name(t.role)).bind(t.digest).bind(t.created_by);
   q.bind(std::optional<int64_t>(t.created_ms));
   q.step();
@@ -300,7 +328,8 @@ std::optional<ApiToken> ServeStore::token(const std::string& id) {
 
 std::vector<ApiToken> ServeStore::tokens() {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), std::string("SELECT ") + kTokenColumns + " FROM tokens ORDER BY created_ms, id", file_);
+  Query q(db_.get(),
+          std::string("SELECT ") + kTokenColumns + " FROM tokens ORDER BY created_ms, id", file_);
   std::vector<ApiToken> out;
   while (q.step()) out.push_back(read_token(q));
   return out;
@@ -317,8 +346,10 @@ bool ServeStore::revoke_token(const std::string& id, int64_t at_ms) {
 void ServeStore::token_used(const std::string& id, int64_t at_ms) {
   std::lock_guard lock(mu_);
   // At most one write a minute per token: a busy automation does not write on every call.
-  Query q(db_.get(), "UPDATE tokens SET last_used_ms = ? WHERE id = ? AND coalesce(last_used_ms, 0) < ? - 60000",
-          file_);
+  Query q(
+      db_.get(),
+      "UPDATE tokens SET last_used_ms = ? WHERE id = ? AND coalesce(last_used_ms, 0) < ? - 60000",
+      file_);
   q.bind(std::optional<int64_t>(at_ms)).bind(id).bind(std::optional<int64_t>(at_ms));
   q.step();
 }
@@ -328,7 +359,10 @@ void ServeStore::add_session(const Session& s) {
   Query clean(db_.get(), "DELETE FROM sessions WHERE expires_ms < ?", file_);
   clean.bind(std::optional<int64_t>(s.created_ms));
   clean.step();
-  Query q(db_.get(), "INSERT INTO sessions (digest, user, csrf, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?)", file_);
+  Query q(
+      db_.get(),
+      "INSERT INTO sessions (digest, user, csrf, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?)",
+      file_);
   q.bind(s.digest).bind(s.user).bind(s.csrf).bind(std::optional<int64_t>(s.created_ms));
   q.bind(std::optional<int64_t>(s.expires_ms));
   q.step();
@@ -336,10 +370,13 @@ void ServeStore::add_session(const Session& s) {
 
 std::optional<Session> ServeStore::session(const std::string& digest) {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "SELECT digest, user, csrf, created_ms, expires_ms FROM sessions WHERE digest = ?", file_);
+  Query q(db_.get(),
+          "SELECT digest, user, csrf, created_ms, expires_ms FROM sessions WHERE digest = ?",
+          file_);
   q.bind(digest);
   if (!q.step()) return std::nullopt;
-  return Session{q.text(0), q.text(1), q.text(2), q.integer(3).value_or(0), q.integer(4).value_or(0)};
+  return Session{q.text(0), q.text(1), q.text(2), q.integer(3).value_or(0),
+                 q.integer(4).value_or(0)};
 }
 
 void ServeStore::end_session(const std::string& digest) {
@@ -360,7 +397,8 @@ std::pair<int, int64_t> ServeStore::failures(const std::string& key) {
 void ServeStore::sign_in_failed(const std::string& key, int64_t at_ms) {
   std::lock_guard lock(mu_);
   Query q(db_.get(),
-          "INSERT INTO sign_in_failures (key, count, last_ms) VALUES (?, 1, ?) ON CONFLICT (key) DO UPDATE SET count = "
+          "INSERT INTO sign_in_failures (key, count, last_ms) VALUES (?, 1, ?) ON CONFLICT (key) "
+          "DO UPDATE SET count = "
           "count + 1, last_ms = excluded.last_ms",
           file_);
   q.bind(key).bind(std::optional<int64_t>(at_ms));
@@ -376,31 +414,45 @@ void ServeStore::sign_in_succeeded(const std::string& key) {
 
 void ServeStore::audit(const AuditEntry& e) {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "INSERT INTO audit (at_ms, actor, action, target, outcome, address) VALUES (?, ?, ?, ?, ?, ?)",
+  Query q(db_.get(),
+          "INSERT INTO audit (at_ms, actor, action, target, outcome, address) VALUES (?, ?, ?, ?, "
+          "?, ?)",
           file_);
-  q.bind(std::optional<int64_t>(e.at_ms)).bind(e.actor).bind(e.action).bind(e.target).bind(e.outcome).bind(e.address);
+  q.bind(std::optional<int64_t>(e.at_ms))
+      .bind(e.actor)
+      .bind(e.action)
+      .bind(e.target)
+      .bind(e.outcome)
+      .bind(e.address);
   q.step();
 }
 
 std::vector<AuditEntry> ServeStore::audit_log(int limit) {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "SELECT id, at_ms, actor, action, target, outcome, address FROM audit ORDER BY id DESC LIMIT ?",
+  Query q(db_.get(),
+          "SELECT id, at_ms, actor, action, target, outcome, address FROM audit ORDER BY id DESC "
+          "LIMIT ?",
           file_);
   q.bind(std::optional<int64_t>(limit));
   std::vector<AuditEntry> out;
   while (q.step())
-    out.push_back(AuditEntry{q.integer(0).value_or(0), q.integer(1).value_or(0), q.text(2), q.text(3), q.text(4),
-                             q.text(5), q.text(6)});
+    out.push_back(AuditEntry{q.integer(0).value_or(0), q.integer(1).value_or(0), q.text(2),
+                             q.text(3), q.text(4), q.text(5), q.text(6)});
   return out;
 }
 
 void ServeStore::save_api_sync(const ApiSync& s) {
   std::lock_guard lock(mu_);
   Query q(db_.get(),
-          "INSERT INTO api_syncs (id, manifest, schedule, created_by, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+          "INSERT INTO api_syncs (id, manifest, schedule, created_by, created_ms) VALUES (?, ?, ?, "
+          "?, ?) ON CONFLICT "
           "(id) DO UPDATE SET manifest = excluded.manifest, schedule = excluded.schedule",
           file_);
-  q.bind(s.id).bind(s.manifest).bind(s.schedule).bind(s.created_by).bind(std::optional<int64_t>(s.created_ms));
+  q.bind(s.id)
+      .bind(s.manifest)
+      .bind(s.schedule)
+      .bind(s.created_by)
+      .bind(std::optional<int64_t>(s.created_ms));
   q.step();
 }
 
@@ -416,9 +468,12 @@ void ServeStore::delete_api_sync(const std::string& id) {
 
 std::vector<ApiSync> ServeStore::api_syncs() {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "SELECT id, manifest, schedule, created_by, created_ms FROM api_syncs ORDER BY id", file_);
+  Query q(db_.get(),
+          "SELECT id, manifest, schedule, created_by, created_ms FROM api_syncs ORDER BY id",
+          file_);
   std::vector<ApiSync> out;
-  while (q.step()) out.push_back(ApiSync{q.text(0), q.text(1), q.text(2), q.text(3), q.integer(4).value_or(0)});
+  while (q.step())
+    out.push_back(ApiSync{q.text(0), q.text(1), q.text(2), q.text(3), q.integer(4).value_or(0)});
   return out;
 }
 

@@ -122,7 +122,8 @@ class ServeStore {
   // Users. add_user is false when the name is taken; update_user and delete_user are false
   // when there is no such user (delete_user ends the user's sessions too).
   bool add_user(const User& u);
-  bool update_user(const std::string& name, std::optional<Role> role, const std::string& password_hash);
+  bool update_user(const std::string& name, std::optional<Role> role,
+                   const std::string& password_hash);
   bool delete_user(const std::string& name);
   std::optional<User> user(const std::string& name);
   std::vector<User> users();

@@ -33,13 +33,15 @@ void serve(const ServeConfig& config, const std::atomic<bool>& stop) {
   for (const auto& a : store.api_syncs()) {
     try {
       const auto manifest = load_manifest(a.manifest);
-      if (manifest.name != a.id) throw Error(ErrorClass::config, "its name is now '" + manifest.name + "'");
-      if (std::any_of(syncs.begin(), syncs.end(), [&](const HostedSync& h) { return h.id == a.id; }))
+      if (manifest.name != a.id)
+        throw Error(ErrorClass::config, "its name is now '" + manifest.name + "'");
+      if (std::any_of(syncs.begin(), syncs.end(),
+                      [&](const HostedSync& h) { return h.id == a.id; }))
         throw Error(ErrorClass::config, "the config file hosts a sync of that ID too");
       syncs.push_back(HostedSync{a.id, a.manifest, Schedule::parse(a.schedule, "schedule"), true});
     } catch (const Error& e) {
-      std::fprintf(stderr, "krow serve: not hosting sync '%s' created through the API (%s): %s\n", a.id.c_str(),
-                   a.manifest.c_str(), e.what());
+      std::fprintf(stderr, "krow serve: not hosting sync '%s' created through the API (%s): %s\n",
+                   a.id.c_str(), a.manifest.c_str(), e.what());
     }
   }
   // Runs are this very binary: `krow sync` as the command line runs it.
@@ -61,13 +63,16 @@ void serve(const ServeConfig& config, const std::atomic<bool>& stop) {
   const auto address = metrics::parse_listen_address(config.listen, "listen");
   const bool v6 = address.host.find(':') != std::string::npos;
   std::fprintf(stderr,
-               "krow serve: listening on %s://%s%s%s:%d (API /api/v1; GET /livez, /readyz, /metrics); hosting %zu "
+               "krow serve: listening on %s://%s%s%s:%d (API /api/v1; GET /livez, /readyz, "
+               "/metrics); hosting %zu "
                "sync%s; state in %s\n",
-               api.tls() ? "https" : "http", v6 ? "[" : "", address.host.c_str(), v6 ? "]" : "", api.port(),
-               syncs.size(), syncs.size() == 1 ? "" : "s", config.state.string().c_str());
+               api.tls() ? "https" : "http", v6 ? "[" : "", address.host.c_str(), v6 ? "]" : "",
+               api.port(), syncs.size(), syncs.size() == 1 ? "" : "s",
+               config.state.string().c_str());
   if (store.users().empty())
     std::fprintf(stderr,
-                 "krow serve: no user yet: create the first admin with `krow serve add-user NAME --role admin "
+                 "krow serve: no user yet: create the first admin with `krow serve add-user NAME "
+                 "--role admin "
                  "--config %s` (the password is read from standard input)\n",
                  config.file.c_str());
   while (!stop.load()) {

@@ -160,10 +160,12 @@ RunOutput SyncTest::krow(const std::vector<std::string>& args) {
   return krow_with_input(args, std::nullopt);
 }
 
-RunOutput SyncTest::krow_with_input(const std::vector<std::string>& args, const std::optional<std::string>& input) {
+RunOutput SyncTest::krow_with_input(const std::vector<std::string>& args,
+                                    const std::optional<std::string>& input) {
   const auto out = dir_ / "krow.out", err = dir_ / "krow.err", in = dir_ / "krow.in";
   if (input) std::ofstream(in, std::ios::binary | std::ios::trunc) << *input;
-  const pid_t pid = spawn(args, out, err, extra_env_, input ? in : std::filesystem::path("/dev/null"));
+  const pid_t pid =
+      spawn(args, out, err, extra_env_, input ? in : std::filesystem::path("/dev/null"));
   int status = 0;
   waitpid(pid, &status, 0);
   RunOutput r;
@@ -263,7 +265,8 @@ std::string SyncTest::table_of(const std::string& topic) {
 }
 
 SyncTest::HttpAnswer SyncTest::http(const std::string& url, const std::string& method,
-                                    const std::string& body, const std::vector<std::string>& headers) {
+                                    const std::string& body,
+                                    const std::vector<std::string>& headers) {
   HttpAnswer a;
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> list(nullptr, curl_slist_free_all);

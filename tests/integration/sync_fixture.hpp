@@ -68,7 +68,8 @@ class SyncTest : public ::testing::Test {
   // Runs the krow binary with `args` and waits for it.
   RunOutput krow(const std::vector<std::string>& args);
   // The same, `input` on its standard input (else /dev/null).
-  RunOutput krow_with_input(const std::vector<std::string>& args, const std::optional<std::string>& input);
+  RunOutput krow_with_input(const std::vector<std::string>& args,
+                            const std::optional<std::string>& input);
   // Starts the krow binary without waiting; returns its pid (output to files in the folder).
   pid_t start_krow(const std::vector<std::string>& args);
   // As start_krow, with its output in `out` and `err` (several krows running at once).
@@ -101,7 +102,8 @@ class SyncTest : public ::testing::Test {
     std::string headers;
   };
   static HttpAnswer http(const std::string& url, const std::string& method = "GET",
-                         const std::string& body = {}, const std::vector<std::string>& headers = {});
+                         const std::string& body = {},
+                         const std::vector<std::string>& headers = {});
   // The port a krow serving metrics said it listens on ("krow: metrics at
   // http://127.0.0.1:PORT/metrics" in its stderr, the file `err`); 0 until it says.
   static int metrics_port(const std::filesystem::path& err);

@@ -28,8 +28,9 @@ TEST(Credentials, RandomSecretsAreUrlSafeAndNeverRepeatAndTheirDigestsCompare) {
   for (int i = 0; i < 100; ++i) {
     const auto s = random_secret(32);
     EXPECT_EQ(s.size(), 43u);
-    EXPECT_EQ(s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
-              std::string::npos)
+    EXPECT_EQ(
+        s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
+        std::string::npos)
         << s;
     EXPECT_TRUE(seen.insert(s).second);
   }

@@ -36,8 +36,10 @@ TEST(OpenApi, TheDocumentHasEveryRouteOfTheServiceWithItsRoleAndNoOther) {
     }
   }
   for (const auto& r : api_routes()) served.insert(lower(r.method) + " " + r.path);
-  for (const auto& r : served) EXPECT_TRUE(documented.count(r)) << r << " is served but not in docs/openapi.yaml";
-  for (const auto& r : documented) EXPECT_TRUE(served.count(r)) << r << " is in docs/openapi.yaml but not served";
+  for (const auto& r : served)
+    EXPECT_TRUE(documented.count(r)) << r << " is served but not in docs/openapi.yaml";
+  for (const auto& r : documented)
+    EXPECT_TRUE(served.count(r)) << r << " is in docs/openapi.yaml but not served";
   EXPECT_GE(served.size(), 25u);
 }
 
@@ -53,8 +55,8 @@ TEST(OpenApi, EveryChangeIsAnAuditedActionAndEveryReadIsNot) {
 TEST(UserNames, OnlyPlainNamesAreTaken) {
   EXPECT_TRUE(valid_user_name("alice"));
   EXPECT_TRUE(valid_user_name("ops.team-1@example.com"));
-  for (const char* bad : {"", "../../etc/passwd", "<script>alert(1)</script>", ".hidden", "a b", "a/b", "..",
-                          "x\ny"})
+  for (const char* bad :
+       {"", "../../etc/passwd", "<script>alert(1)</script>", ".hidden", "a b", "a/b", "..", "x\ny"})
     EXPECT_FALSE(valid_user_name(bad)) << bad;
   EXPECT_FALSE(valid_user_name(std::string(65, 'a')));
 }
