@@ -32,7 +32,27 @@ ServeMetrics::ServeMetrics()
       next_due_(prometheus::BuildGauge()
                     .Name("krow_serve_next_run_timestamp_seconds")
                     .Help("When the next scheduled run of the sync is due (Unix time; absent for manual syncs)")
-                    .Register(*registry_)) {}
+                    .Register(*registry_)),
+      messages_(counter("krow_messages_read_total", "Kafka messages read, rows of decode errors included")),
+      rows_(counter("krow_rows_written_total", "Rows committed to the warehouse")),
+      bytes_(counter("krow_read_bytes_total", "Bytes of keys and values read from Kafka")),
+      batches_(counter("krow_batches_total", "Batches committed")),
+      decode_errors_(counter("krow_decode_errors_total", "Messages stored as decode_error rows")),
+      retries_(counter("krow_warehouse_retries_total", "Warehouse operations retried after a transient failure")) {}
+
+prometheus::Family<prometheus::Counter>& ServeMetrics::counter(const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(*registry_);
+}
+
+void ServeMetrics::run_figures(const std::string& sync, const RunFigures& f) {
+  const prometheus::Labels labels{{"sync", sync}};
+  messages_.Add(labels).Increment(static_cast<double>(f.messages));
+  rows_.Add(labels).Increment(static_cast<double>(f.rows));
+  bytes_.Add(labels).Increment(static_cast<double>(f.bytes));
+  batches_.Add(labels).Increment(static_cast<double>(f.batches));
+  decode_errors_.Add(labels).Increment(static_cast<double>(f.decode_errors));
+  retries_.Add(labels).Increment(static_cast<double>(f.retries));
+}
 
 void ServeMetrics::run_ended(const std::string& sync, const std::string& outcome,
                              std::chrono::duration<double> took, double ended) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "util/error.hpp"
@@ -37,16 +38,36 @@ std::string file_stamp(Clock::time_point t) {
   return buf;
 }
 
-// The last "krow: error: ..." line of a run's output (what stopped it), or "".
-std::string last_error(const std::string& log) {
+// What a run's output says at its end: its last "krow: error: ..." line (what stopped it) and
+// its run ID (every outcome prints it).
+struct RunEnd {
+  std::string error, run_id;
+};
+RunEnd read_run_end(const std::string& log) {
   std::ifstream in(log, std::ios::binary);
   in.seekg(0, std::ios::end);
   const auto size = static_cast<int64_t>(in.tellg());
   in.seekg(std::max<int64_t>(0, size - 65536));
-  std::string line, found;
-  while (std::getline(in, line))
-    if (line.rfind("krow: error: ", 0) == 0) found = line.substr(13);
+  static const std::regex run_id(R"(\brun ([0-9]{8}T[0-9]{6}Z-[0-9a-f]+))");
+  std::string line;
+  RunEnd found;
+  while (std::getline(in, line)) {
+    if (line.rfind("krow: error: ", 0) == 0) found.error = line.substr(13);
+    std::smatch m;
+    if (std::regex_search(line, m, run_id)) found.run_id = m[1];
+  }
   return found;
+}
+
+// The port a continuous run serves its figures on, once its output says (0 until then).
+int metrics_port_in(const std::string& log) {
+  std::ifstream in(log, std::ios::binary);
+  std::string head(16384, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  static const std::regex said(R"(krow: metrics at http://127\.0\.0\.1:([0-9]+)/metrics)");
+  std::smatch m;
+  return std::regex_search(head, m, said) ? std::stoi(m[1]) : 0;
 }
 
 // Backoff after `failures` runs in a row that did not succeed: 30 s, doubling, at most 1 h.
@@ -92,7 +113,7 @@ Scheduler::Hosted Scheduler::make_hosted(const HostedSync& s, Clock::time_point 
 }
 
 Scheduler::Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store,
-                     std::string program, std::function<void(const ServedRun&)> on_run_end)
+                     std::string program, std::function<void(const ServedRun&, const HostedSync&)> on_run_end)
     : config_(config),
       store_(store),
       program_(std::move(program)),
@@ -137,7 +158,8 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
   if (trigger == "resync")
     args = {program_, "resync", "--full", "-q", h.sync.manifest.string()};
   else if (h.sync.schedule.kind() == Schedule::Kind::continuous && trigger != "manual")
-    args.push_back("--follow");
+    // Its figures on a port of its own, which the service's /metrics takes in.
+    args.insert(args.end(), {"--follow", "--metrics-address", "127.0.0.1:0"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -205,20 +227,23 @@ void Scheduler::finished(Hosted& h, int wait_status, Clock::time_point now) {
     r.outcome = "killed";
     r.message = std::string("ended by signal ") + std::to_string(WTERMSIG(wait_status));
   }
-  if (r.message.empty()) r.message = last_error(r.log);
+  const auto said = read_run_end(r.log);
+  if (r.message.empty()) r.message = said.error;
+  r.run_id = said.run_id;
   r.ended_ms = to_ms(now);
-  store_.run_ended(r.id, *r.ended_ms, r.outcome, r.exit_code, r.message);
+  store_.run_ended(r.id, *r.ended_ms, r.outcome, r.exit_code, r.message, r.run_id);
   const bool ok = r.outcome == "success";
   h.state.failures = ok ? 0 : h.state.failures + 1;
   if (!ok) h.not_before = now + backoff(h.state.failures);
   if (h.sync.schedule.kind() == Schedule::Kind::continuous) h.state.next_due_ms = to_ms(now);
   store_.save(h.state);
   h.pid = -1;
+  h.metrics_port = 0;
   h.trigger.clear();
   h.stuck = false;
   h.current.reset();
   h.last = r;
-  if (on_run_end_) on_run_end_(r);
+  if (on_run_end_) on_run_end_(r, h.sync);
 }
 
 void Scheduler::tick(Clock::time_point now) {
@@ -229,6 +254,7 @@ void Scheduler::tick(Clock::time_point now) {
       if (waitpid(h.pid, &status, WNOHANG) == h.pid) finished(h, status, now);
     }
     if (h.orphan > 0 && !process_alive(h.orphan)) h.orphan = -1;
+    if (h.pid > 0 && h.trigger == "continuous" && h.metrics_port == 0) h.metrics_port = metrics_port_in(h.current->log);
     if (h.current && !h.stuck && now - from_ms(h.current->started_ms) > config_.run_timeout &&
         h.sync.schedule.kind() != Schedule::Kind::continuous) {
       h.stuck = true;
@@ -283,6 +309,7 @@ SyncStatusView Scheduler::view(const Hosted& h) const {
   v.from_api = h.sync.from_api;
   v.paused = h.state.paused;
   v.running = h.pid > 0 || h.orphan > 0;
+  v.metrics_port = h.metrics_port;
   v.stuck = h.stuck;
   if (h.state.next_due_ms && !h.state.paused)
     v.next_due = std::max(from_ms(*h.state.next_due_ms), h.not_before);

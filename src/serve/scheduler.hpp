@@ -42,6 +42,7 @@ struct SyncStatusView {
   bool from_api = false;
   bool paused = false;
   bool running = false;
+  int metrics_port = 0;         // where a continuous run serves its figures (127.0.0.1), once known
   bool stuck = false;           // running past run_timeout
   std::optional<Clock::time_point> next_due;
   int failures = 0;
@@ -52,9 +53,10 @@ struct SyncStatusView {
 class Scheduler {
  public:
   // Hosts `syncs` (the config's and those created through the API). `program`: the krow
-  // binary to run (this one). `on_run_end` is told of every run that ends.
+  // binary to run (this one). `on_run_end` is told of every run that ends (called with the
+  // scheduler's lock held: it must not call the scheduler).
   Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store,
-            std::string program, std::function<void(const ServedRun&)> on_run_end = {});
+            std::string program, std::function<void(const ServedRun&, const HostedSync&)> on_run_end = {});
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -92,6 +94,7 @@ class Scheduler {
     std::string trigger;   // of the run under way
     pid_t pid = -1;        // our child; -1 when none
     pid_t orphan = -1;     // a child of a previous service process, still finishing
+    int metrics_port = 0;  // of the continuous run under way
     bool stuck = false;
     std::optional<ServedRun> last;
     Clock::time_point not_before{};  // backoff after a failure
@@ -106,7 +109,7 @@ class Scheduler {
   const ServeConfig& config_;
   ServeStore& store_;
   std::string program_;
-  std::function<void(const ServedRun&)> on_run_end_;
+  std::function<void(const ServedRun&, const HostedSync&)> on_run_end_;
   mutable std::mutex mu_;
   std::vector<Hosted> hosted_;
 };

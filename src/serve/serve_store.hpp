@@ -36,6 +36,7 @@ struct ServedRun {
   int64_t pid = 0;
   std::string message;  // the run's last error line, or why it ended
   std::string log;      // the file holding its output
+  std::string run_id;   // the run record's ID (`krow runs show`), once it ended and said it
 };
 
 // A hosted sync's schedule state.
@@ -113,7 +114,7 @@ class ServeStore {
   int64_t run_started(const ServedRun& r);
   // Records its end.
   void run_ended(int64_t id, int64_t ended_ms, const std::string& outcome, std::optional<int> exit_code,
-                 const std::string& message);
+                 const std::string& message, const std::string& run_id = "");
   // Runs without an end (their server stopped while they ran), oldest first.
   std::vector<ServedRun> unfinished();
   // The latest `limit` runs of `sync` (every sync when empty), newest first.

@@ -1,11 +1,15 @@
 #include "serve/service.hpp"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
 
 #include "manifest/manifest.hpp"
+#include "report/run_artifacts.hpp"
+#include "metrics/exposition.hpp"
 #include "metrics/metrics_endpoint.hpp"
 #include "metrics/serve_metrics.hpp"
 #include "serve/api.hpp"
@@ -19,6 +23,27 @@ namespace {
 
 double unix_seconds(Clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// What a finished run read and wrote, from its run record; none when it left no record.
+std::optional<metrics::ServeMetrics::RunFigures> figures_of_run(const HostedSync& sync, const std::string& run_id) {
+  if (run_id.empty()) return std::nullopt;
+  try {
+    const auto file = find_run(runs_root(sync.manifest), sync.id, run_id);
+    if (!file) return std::nullopt;
+    simdjson::dom::parser parser;
+    simdjson::dom::object record;
+    if (parser.parse(read_text_file(*file)).get(record)) return std::nullopt;
+    auto number = [&](const char* key) {
+      int64_t v = 0;
+      return record[key].get(v) ? int64_t(0) : v;
+    };
+    return metrics::ServeMetrics::RunFigures{number("messages"),       number("rows_published"), number("bytes"),
+                                             number("batches"),        number("decode_errors"),
+                                             number("warehouse_retries")};
+  } catch (const Error&) {
+    return std::nullopt;  // an unreadable record changes no figure
+  }
 }
 
 }  // namespace
@@ -46,18 +71,26 @@ void serve(const ServeConfig& config, const std::atomic<bool>& stop) {
   }
   // Runs are this very binary: `krow sync` as the command line runs it.
   const auto program = std::filesystem::read_symlink("/proc/self/exe").string();
-  Scheduler scheduler(config, syncs, store, program, [&figures](const ServedRun& r) {
-    figures.run_ended(r.sync, r.outcome, std::chrono::milliseconds(r.ended_ms.value_or(r.started_ms) - r.started_ms),
+  Scheduler scheduler(config, syncs, store, program, [&figures](const ServedRun& r, const HostedSync& sync) {
+    figures.run_ended(r.sync, r.outcome,
+                      std::chrono::milliseconds(r.ended_ms.value_or(r.started_ms) - r.started_ms),
                       static_cast<double>(r.ended_ms.value_or(0)) / 1000);
+    if (const auto f = figures_of_run(sync, r.run_id)) figures.run_figures(r.sync, *f);
   });
   std::atomic<bool> ready{false};
   const ApiServer api(
       config, store, scheduler,
       [&] {
-        for (const auto& s : scheduler.status())
+        const auto hosted = scheduler.status();
+        for (const auto& s : hosted)
           figures.sync_state(s.id, s.running, s.stuck,
                              s.next_due ? std::optional<double>(unix_seconds(*s.next_due)) : std::nullopt);
-        return figures.exposition();
+        // With the live figures of each continuous run (served on a port of its own).
+        std::vector<std::string> texts{figures.exposition()};
+        for (const auto& s : hosted)
+          if (s.metrics_port > 0)
+            if (auto child = metrics::scrape_local(s.metrics_port)) texts.push_back(std::move(*child));
+        return metrics::merge_expositions(texts);
       },
       ready);
   const auto address = metrics::parse_listen_address(config.listen, "listen");

@@ -4,7 +4,6 @@
 // engine. Also: hostile requests to the endpoint, and the addresses and runs it refuses.
 
 #include <arpa/inet.h>
-#include <curl/curl.h>  // curl_easy_escape
 #include <netinet/in.h>
 #include <signal.h>
 #include <simdjson.h>
@@ -41,22 +40,6 @@ class Metrics : public EngineTest {
       p.send(topic, Record{"k" + std::to_string(i), framed ? std::string("\0\0\0\0\7xyz", 8)
                                                            : "{\"n\": " + std::to_string(i) + "}"});
     p.flush();
-  }
-
-  // A PromQL query's single value, through Prometheus's HTTP API; none while it has none.
-  static std::optional<double> query(int port, const std::string& promql) {
-    char* escaped = curl_easy_escape(nullptr, promql.c_str(), static_cast<int>(promql.size()));
-    const auto a =
-        http("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + escaped);
-    curl_free(escaped);
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    simdjson::dom::array result;
-    std::string_view value;
-    if (a.status != 200 || parser.parse(a.body).get(doc) || doc["data"]["result"].get(result) ||
-        result.size() != 1 || result.at(0)["value"].at(1).get(value))
-      return std::nullopt;
-    return std::stod(std::string(value));
   }
 
   pid_t pid_ = -1;
@@ -111,16 +94,16 @@ TEST_P(Metrics, AContinuousSyncsFiguresMatchItsTableAndAPrometheusServerScrapesT
                           (dir() / "prometheus").string(), "127.0.0.1:" + std::to_string(port)});
   const int api = prometheus.port();
   ASSERT_TRUE(
-      eventually([&] { return query(api, "krow_rows_written_total") == 300.0; }, seconds(60)))
+      eventually([&] { return prometheus_query(api, "krow_rows_written_total") == 300.0; }, seconds(60)))
       << http("http://127.0.0.1:" + std::to_string(api) + "/api/v1/targets").body;
-  EXPECT_EQ(query(api, "sum(krow_messages_read_total)"), 300.0);
-  EXPECT_EQ(query(api, "sum(krow_decode_errors_total)"), 10.0);
-  EXPECT_EQ(query(api, "count(krow_partition_lag_messages)"), 3.0);
-  EXPECT_EQ(query(api, "up{job=\"krow\"}"), 1.0);
+  EXPECT_EQ(prometheus_query(api, "sum(krow_messages_read_total)"), 300.0);
+  EXPECT_EQ(prometheus_query(api, "sum(krow_decode_errors_total)"), 10.0);
+  EXPECT_EQ(prometheus_query(api, "count(krow_partition_lag_messages)"), 3.0);
+  EXPECT_EQ(prometheus_query(api, "up{job=\"krow\"}"), 1.0);
   produce(topic, 300, 100);
   EXPECT_TRUE(
-      eventually([&] { return query(api, "krow_rows_written_total") == 400.0; }, seconds(60)));
-  EXPECT_TRUE(eventually([&] { return query(api, "sum(krow_partition_lag_messages)") == 0.0; },
+      eventually([&] { return prometheus_query(api, "krow_rows_written_total") == 400.0; }, seconds(60)));
+  EXPECT_TRUE(eventually([&] { return prometheus_query(api, "sum(krow_partition_lag_messages)") == 0.0; },
                          seconds(60)));
 
   kill(pid_, SIGTERM);

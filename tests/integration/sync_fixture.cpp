@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <fcntl.h>
+#include <simdjson.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -298,6 +299,20 @@ SyncTest::HttpAnswer SyncTest::http(const std::string& url, const std::string& m
   if (curl_easy_perform(curl.get()) == CURLE_OK)
     curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &a.status);
   return a;
+}
+
+std::optional<double> SyncTest::prometheus_query(int port, const std::string& promql) {
+  char* escaped = curl_easy_escape(nullptr, promql.c_str(), static_cast<int>(promql.size()));
+  const auto a = http("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + escaped);
+  curl_free(escaped);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  simdjson::dom::array result;
+  std::string_view value;
+  if (a.status != 200 || parser.parse(a.body).get(doc) || doc["data"]["result"].get(result) ||
+      result.size() != 1 || result.at(0)["value"].at(1).get(value))
+    return std::nullopt;
+  return std::stod(std::string(value));
 }
 
 int SyncTest::metrics_port(const std::filesystem::path& err) {

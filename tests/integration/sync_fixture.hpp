@@ -107,6 +107,9 @@ class SyncTest : public ::testing::Test {
   // The port a krow serving metrics said it listens on ("krow: metrics at
   // http://127.0.0.1:PORT/metrics" in its stderr, the file `err`); 0 until it says.
   static int metrics_port(const std::filesystem::path& err);
+  // A PromQL query's single value, through the HTTP API of the Prometheus server on `port`;
+  // none while it has none.
+  static std::optional<double> prometheus_query(int port, const std::string& promql);
   // The value of sample `name{labels}` in a Prometheus text exposition; none when absent.
   // `labels` as krow writes them: sorted by name, `name="value"` joined by commas.
   static std::optional<double> sample(const std::string& exposition, const std::string& name,
