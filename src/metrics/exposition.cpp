@@ -42,8 +42,7 @@ std::string merge_expositions(const std::vector<std::string>& texts) {
       } else if (line.rfind("# TYPE ", 0) == 0) {
         current = name_at(line, 7);
         auto& f = family(current);
-        if (f.type.empty())
-          f.type = line;
+        if (f.type.empty()) f.type = line;
         skip = f.type != line;
       } else if (!line.empty() && line[0] != '#') {
         // A sample of the family announced last (histograms' _bucket, _sum, _count too), or

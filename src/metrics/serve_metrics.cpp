@@ -10,7 +10,8 @@ ServeMetrics::ServeMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       runs_(prometheus::BuildCounter()
                 .Name("krow_serve_runs_total")
-                .Help("Runs of a hosted sync that ended, by outcome (success, partial, failed, retry_later, invalid, "
+                .Help("Runs of a hosted sync that ended, by outcome (success, partial, failed, "
+                      "retry_later, invalid, "
                       "interrupted, killed, ...)")
                 .Register(*registry_)),
       durations_(prometheus::BuildHistogram()
@@ -31,14 +32,17 @@ ServeMetrics::ServeMetrics()
                  .Register(*registry_)),
       next_due_(prometheus::BuildGauge()
                     .Name("krow_serve_next_run_timestamp_seconds")
-                    .Help("When the next scheduled run of the sync is due (Unix time; absent for manual syncs)")
+                    .Help("When the next scheduled run of the sync is due (Unix time; absent for "
+                          "manual syncs)")
                     .Register(*registry_)),
-      messages_(counter("krow_messages_read_total", "Kafka messages read, rows of decode errors included")),
+      messages_(counter("krow_messages_read_total",
+                        "Kafka messages read, rows of decode errors included")),
       rows_(counter("krow_rows_written_total", "Rows committed to the warehouse")),
       bytes_(counter("krow_read_bytes_total", "Bytes of keys and values read from Kafka")),
       batches_(counter("krow_batches_total", "Batches committed")),
       decode_errors_(counter("krow_decode_errors_total", "Messages stored as decode_error rows")),
-      retries_(counter("krow_warehouse_retries_total", "Warehouse operations retried after a transient failure")) {}
+      retries_(counter("krow_warehouse_retries_total",
+                       "Warehouse operations retried after a transient failure")) {}
 
 prometheus::Family<prometheus::Counter>& ServeMetrics::counter(const char* name, const char* help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(*registry_);

@@ -113,7 +113,8 @@ Scheduler::Hosted Scheduler::make_hosted(const HostedSync& s, Clock::time_point 
 }
 
 Scheduler::Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store,
-                     std::string program, std::function<void(const ServedRun&, const HostedSync&)> on_run_end)
+                     std::string program,
+                     std::function<void(const ServedRun&, const HostedSync&)> on_run_end)
     : config_(config),
       store_(store),
       program_(std::move(program)),
@@ -254,7 +255,8 @@ void Scheduler::tick(Clock::time_point now) {
       if (waitpid(h.pid, &status, WNOHANG) == h.pid) finished(h, status, now);
     }
     if (h.orphan > 0 && !process_alive(h.orphan)) h.orphan = -1;
-    if (h.pid > 0 && h.trigger == "continuous" && h.metrics_port == 0) h.metrics_port = metrics_port_in(h.current->log);
+    if (h.pid > 0 && h.trigger == "continuous" && h.metrics_port == 0)
+      h.metrics_port = metrics_port_in(h.current->log);
     if (h.current && !h.stuck && now - from_ms(h.current->started_ms) > config_.run_timeout &&
         h.sync.schedule.kind() != Schedule::Kind::continuous) {
       h.stuck = true;

@@ -56,7 +56,8 @@ class Scheduler {
   // binary to run (this one). `on_run_end` is told of every run that ends (called with the
   // scheduler's lock held: it must not call the scheduler).
   Scheduler(const ServeConfig& config, std::vector<HostedSync> syncs, ServeStore& store,
-            std::string program, std::function<void(const ServedRun&, const HostedSync&)> on_run_end = {});
+            std::string program,
+            std::function<void(const ServedRun&, const HostedSync&)> on_run_end = {});
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

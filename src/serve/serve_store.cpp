@@ -89,7 +89,8 @@ ApiToken read_token(const Query& q) {
 const char* const kTokenColumns =
     "id, name, role, digest, created_by, created_ms, last_used_ms, revoked_ms";
 
-const char* const kRunColumns = "id, sync, trigger, started_ms, ended_ms, outcome, exit_code, pid, message, log, run_id";
+const char* const kRunColumns =
+    "id, sync, trigger, started_ms, ended_ms, outcome, exit_code, pid, message, log, run_id";
 
 }  // namespace
 
@@ -116,7 +117,8 @@ ServeStore::ServeStore(const std::filesystem::path& file) : file_(file) {
       "NULL, started_ms INTEGER NOT NULL, ended_ms INTEGER, outcome TEXT NOT NULL DEFAULT '', exit_code INTEGER, pid "
       "INTEGER NOT NULL DEFAULT 0, message TEXT NOT NULL DEFAULT '', log TEXT NOT NULL DEFAULT '')");
   exec("CREATE INDEX IF NOT EXISTS runs_by_sync ON runs (sync, id)");
-  if (!has_column("runs", "run_id")) exec("ALTER TABLE runs ADD COLUMN run_id TEXT NOT NULL DEFAULT ''");
+  if (!has_column("runs", "run_id"))
+    exec("ALTER TABLE runs ADD COLUMN run_id TEXT NOT NULL DEFAULT ''");
   exec(
       "CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash "
       "TEXT NOT NULL, "
@@ -195,10 +197,13 @@ int64_t ServeStore::run_started(const ServedRun& r) {
   return sqlite3_last_insert_rowid(db_.get());
 }
 
-void ServeStore::run_ended(int64_t id, int64_t ended_ms, const std::string& outcome, std::optional<int> exit_code,
-                           const std::string& message, const std::string& run_id) {
+void ServeStore::run_ended(int64_t id, int64_t ended_ms, const std::string& outcome,
+                           std::optional<int> exit_code, const std::string& message,
+                           const std::string& run_id) {
   std::lock_guard lock(mu_);
-  Query q(db_.get(), "UPDATE runs SET ended_ms = ?, outcome = ?, exit_code = ?, message = ?, run_id = ? WHERE id = ?",
+  Query q(db_.get(),
+          "UPDATE runs SET ended_ms = ?, outcome = ?, exit_code = ?, message = ?, run_id = ? WHERE "
+          "id = ?",
           file_);
   q.bind(std::optional<int64_t>(ended_ms)).bind(outcome);
   q.bind(exit_code ? std::optional<int64_t>(*exit_code) : std::nullopt).bind(message).bind(run_id);

@@ -113,8 +113,9 @@ class ServeStore {
   // Records a run's start; returns its ID.
   int64_t run_started(const ServedRun& r);
   // Records its end.
-  void run_ended(int64_t id, int64_t ended_ms, const std::string& outcome, std::optional<int> exit_code,
-                 const std::string& message, const std::string& run_id = "");
+  void run_ended(int64_t id, int64_t ended_ms, const std::string& outcome,
+                 std::optional<int> exit_code, const std::string& message,
+                 const std::string& run_id = "");
   // Runs without an end (their server stopped while they ran), oldest first.
   std::vector<ServedRun> unfinished();
   // The latest `limit` runs of `sync` (every sync when empty), newest first.

@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "manifest/manifest.hpp"
-#include "report/run_artifacts.hpp"
 #include "metrics/exposition.hpp"
 #include "metrics/metrics_endpoint.hpp"
 #include "metrics/serve_metrics.hpp"
+#include "report/run_artifacts.hpp"
 #include "serve/api.hpp"
 #include "serve/scheduler.hpp"
 #include "serve/serve_store.hpp"
@@ -26,7 +26,8 @@ double unix_seconds(Clock::time_point t) {
 }
 
 // What a finished run read and wrote, from its run record; none when it left no record.
-std::optional<metrics::ServeMetrics::RunFigures> figures_of_run(const HostedSync& sync, const std::string& run_id) {
+std::optional<metrics::ServeMetrics::RunFigures> figures_of_run(const HostedSync& sync,
+                                                                const std::string& run_id) {
   if (run_id.empty()) return std::nullopt;
   try {
     const auto file = find_run(runs_root(sync.manifest), sync.id, run_id);
@@ -38,9 +39,9 @@ std::optional<metrics::ServeMetrics::RunFigures> figures_of_run(const HostedSync
       int64_t v = 0;
       return record[key].get(v) ? int64_t(0) : v;
     };
-    return metrics::ServeMetrics::RunFigures{number("messages"),       number("rows_published"), number("bytes"),
-                                             number("batches"),        number("decode_errors"),
-                                             number("warehouse_retries")};
+    return metrics::ServeMetrics::RunFigures{number("messages"),      number("rows_published"),
+                                             number("bytes"),         number("batches"),
+                                             number("decode_errors"), number("warehouse_retries")};
   } catch (const Error&) {
     return std::nullopt;  // an unreadable record changes no figure
   }
@@ -71,12 +72,14 @@ void serve(const ServeConfig& config, const std::atomic<bool>& stop) {
   }
   // Runs are this very binary: `krow sync` as the command line runs it.
   const auto program = std::filesystem::read_symlink("/proc/self/exe").string();
-  Scheduler scheduler(config, syncs, store, program, [&figures](const ServedRun& r, const HostedSync& sync) {
-    figures.run_ended(r.sync, r.outcome,
-                      std::chrono::milliseconds(r.ended_ms.value_or(r.started_ms) - r.started_ms),
-                      static_cast<double>(r.ended_ms.value_or(0)) / 1000);
-    if (const auto f = figures_of_run(sync, r.run_id)) figures.run_figures(r.sync, *f);
-  });
+  Scheduler scheduler(
+      config, syncs, store, program, [&figures](const ServedRun& r, const HostedSync& sync) {
+        figures.run_ended(
+            r.sync, r.outcome,
+            std::chrono::milliseconds(r.ended_ms.value_or(r.started_ms) - r.started_ms),
+            static_cast<double>(r.ended_ms.value_or(0)) / 1000);
+        if (const auto f = figures_of_run(sync, r.run_id)) figures.run_figures(r.sync, *f);
+      });
   std::atomic<bool> ready{false};
   const ApiServer api(
       config, store, scheduler,
@@ -89,7 +92,8 @@ void serve(const ServeConfig& config, const std::atomic<bool>& stop) {
         std::vector<std::string> texts{figures.exposition()};
         for (const auto& s : hosted)
           if (s.metrics_port > 0)
-            if (auto child = metrics::scrape_local(s.metrics_port)) texts.push_back(std::move(*child));
+            if (auto child = metrics::scrape_local(s.metrics_port))
+              texts.push_back(std::move(*child));
         return metrics::merge_expositions(texts);
       },
       ready);

@@ -93,18 +93,19 @@ TEST_P(Metrics, AContinuousSyncsFiguresMatchItsTableAndAPrometheusServerScrapesT
   ChildServer prometheus({"python3", source_dir() + "/tests/support/prometheus_child.py",
                           (dir() / "prometheus").string(), "127.0.0.1:" + std::to_string(port)});
   const int api = prometheus.port();
-  ASSERT_TRUE(
-      eventually([&] { return prometheus_query(api, "krow_rows_written_total") == 300.0; }, seconds(60)))
+  ASSERT_TRUE(eventually([&] { return prometheus_query(api, "krow_rows_written_total") == 300.0; },
+                         seconds(60)))
       << http("http://127.0.0.1:" + std::to_string(api) + "/api/v1/targets").body;
   EXPECT_EQ(prometheus_query(api, "sum(krow_messages_read_total)"), 300.0);
   EXPECT_EQ(prometheus_query(api, "sum(krow_decode_errors_total)"), 10.0);
   EXPECT_EQ(prometheus_query(api, "count(krow_partition_lag_messages)"), 3.0);
   EXPECT_EQ(prometheus_query(api, "up{job=\"krow\"}"), 1.0);
   produce(topic, 300, 100);
-  EXPECT_TRUE(
-      eventually([&] { return prometheus_query(api, "krow_rows_written_total") == 400.0; }, seconds(60)));
-  EXPECT_TRUE(eventually([&] { return prometheus_query(api, "sum(krow_partition_lag_messages)") == 0.0; },
+  EXPECT_TRUE(eventually([&] { return prometheus_query(api, "krow_rows_written_total") == 400.0; },
                          seconds(60)));
+  EXPECT_TRUE(
+      eventually([&] { return prometheus_query(api, "sum(krow_partition_lag_messages)") == 0.0; },
+                 seconds(60)));
 
   kill(pid_, SIGTERM);
   int status = 0;

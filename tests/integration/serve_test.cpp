@@ -249,7 +249,8 @@ TEST_F(ServeMetrics, APrometheusServerScrapesTheServiceWithTheFiguresOfItsRuns) 
   Producer p(bootstrap_);
   for (int i = 0; i < 200; ++i) {
     p.send(scheduled, Record{"k" + std::to_string(i), "{\"n\": " + std::to_string(i) + "}"});
-    p.send(live, Record{"k" + std::to_string(i), i % 10 == 0 ? std::string("\0\0\0\0\7xyz", 8) : "{}"});
+    p.send(live,
+           Record{"k" + std::to_string(i), i % 10 == 0 ? std::string("\0\0\0\0\7xyz", 8) : "{}"});
   }
   p.flush();
   // Each its own sync ID and DuckDB file: a continuous run keeps its file open.
@@ -261,14 +262,15 @@ TEST_F(ServeMetrics, APrometheusServerScrapesTheServiceWithTheFiguresOfItsRuns) 
     return s.str();
   }(write_manifest({live}, "batch:\n  max_wait: 300ms\n", "live.yaml"));
   text.replace(text.find("name: " + sync_id_), 6 + sync_id_.size(), "name: " + sync_id_ + "-live");
-  if (const auto at = text.find("path: warehouse.duckdb"); at != std::string::npos) text.replace(at, 22, "path: live.duckdb");
+  if (const auto at = text.find("path: warehouse.duckdb"); at != std::string::npos)
+    text.replace(at, 22, "path: live.duckdb");
   const auto m2 = (dir() / "live.yaml").string();
   std::ofstream(m2) << text;
-  std::ofstream(dir() / "server.yaml") << "listen: 127.0.0.1:0\nstate: serve.db\nsyncs:\n  - manifest: " << m1
-                                       << "\n    schedule: every 2s\n  - manifest: " << m2
-                                       << "\n    schedule: continuous\n";
-  serve_ = start_krow_to({"serve", "--config", (dir() / "server.yaml").string()}, dir() / "serve.out",
-                         dir() / "serve.err");
+  std::ofstream(dir() / "server.yaml")
+      << "listen: 127.0.0.1:0\nstate: serve.db\nsyncs:\n  - manifest: " << m1
+      << "\n    schedule: every 2s\n  - manifest: " << m2 << "\n    schedule: continuous\n";
+  serve_ = start_krow_to({"serve", "--config", (dir() / "server.yaml").string()},
+                         dir() / "serve.out", dir() / "serve.err");
   static const std::regex line(R"(krow serve: listening on http://127\.0\.0\.1:([0-9]+))");
   std::smatch m;
   std::string said;
@@ -294,11 +296,15 @@ TEST_F(ServeMetrics, APrometheusServerScrapesTheServiceWithTheFiguresOfItsRuns) 
   // The scheduled sync's figures come from its run records; the continuous one's from the run
   // itself, by topic; each family is announced once.
   EXPECT_EQ(sample(exposition, "krow_messages_read_total", s1), 200.0) << exposition;
-  EXPECT_EQ(sample(exposition, "krow_messages_read_total", s2 + ",topic=\"" + live + "\""), 200.0) << exposition;
-  EXPECT_EQ(sample(exposition, "krow_decode_errors_total", s2 + ",topic=\"" + live + "\""), 20.0) << exposition;
+  EXPECT_EQ(sample(exposition, "krow_messages_read_total", s2 + ",topic=\"" + live + "\""), 200.0)
+      << exposition;
+  EXPECT_EQ(sample(exposition, "krow_decode_errors_total", s2 + ",topic=\"" + live + "\""), 20.0)
+      << exposition;
   EXPECT_EQ(sample(exposition, "krow_serve_running", s2), 1.0) << exposition;
-  EXPECT_GE(sample(exposition, "krow_serve_runs_total", "outcome=\"success\"," + s1).value_or(0), 1.0);
-  for (const char* family : {"krow_messages_read_total", "krow_rows_written_total", "krow_batches_total"}) {
+  EXPECT_GE(sample(exposition, "krow_serve_runs_total", "outcome=\"success\"," + s1).value_or(0),
+            1.0);
+  for (const char* family :
+       {"krow_messages_read_total", "krow_rows_written_total", "krow_batches_total"}) {
     const std::string type = std::string("# TYPE ") + family + " counter";
     const auto first = exposition.find(type);
     EXPECT_NE(first, std::string::npos) << family;
@@ -308,7 +314,8 @@ TEST_F(ServeMetrics, APrometheusServerScrapesTheServiceWithTheFiguresOfItsRuns) 
   ChildServer prometheus({"python3", source_dir() + "/tests/support/prometheus_child.py",
                           (dir() / "prometheus").string(), "127.0.0.1:" + port});
   const int api = prometheus.port();
-  EXPECT_TRUE(eventually([&] { return prometheus_query(api, "sum(krow_rows_written_total)") == 400.0; }, seconds(60)))
+  EXPECT_TRUE(eventually(
+      [&] { return prometheus_query(api, "sum(krow_rows_written_total)") == 400.0; }, seconds(60)))
       << http("http://127.0.0.1:" + std::to_string(api) + "/api/v1/targets").body;
   EXPECT_EQ(prometheus_query(api, "sum(krow_decode_errors_total)"), 20.0);
   EXPECT_EQ(prometheus_query(api, "sum(krow_partition_lag_messages{" + s2 + "})"), 0.0);

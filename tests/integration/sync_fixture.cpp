@@ -303,7 +303,8 @@ SyncTest::HttpAnswer SyncTest::http(const std::string& url, const std::string& m
 
 std::optional<double> SyncTest::prometheus_query(int port, const std::string& promql) {
   char* escaped = curl_easy_escape(nullptr, promql.c_str(), static_cast<int>(promql.size()));
-  const auto a = http("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + escaped);
+  const auto a =
+      http("http://127.0.0.1:" + std::to_string(port) + "/api/v1/query?query=" + escaped);
   curl_free(escaped);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

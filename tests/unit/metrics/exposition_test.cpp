@@ -40,7 +40,8 @@ TEST(Exposition, EachFamilyAppearsOnceWithTheSamplesOfEveryText) {
 }
 
 TEST(Exposition, AFamilyOfAnotherTypeKeepsTheFirstAndDropsTheOthersSamples) {
-  const auto merged = merge_expositions({"# TYPE x counter\nx{a=\"1\"} 1\n", "# TYPE x gauge\nx{a=\"2\"} 2\n"});
+  const auto merged =
+      merge_expositions({"# TYPE x counter\nx{a=\"1\"} 1\n", "# TYPE x gauge\nx{a=\"2\"} 2\n"});
   EXPECT_EQ(merged, "# TYPE x counter\nx{a=\"1\"} 1\n");
 }
 
