@@ -43,6 +43,7 @@ MetricsEndpoint::MetricsEndpoint(const ListenAddress& address, const std::string
   server_->set_write_timeout(std::chrono::seconds(5));
   server_->set_keep_alive_max_count(100);
   server_->set_payload_max_length(1024);
+  server_->set_tcp_nodelay(true);  // a scrape's answer goes out at once
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(render_(), "text/plain; version=0.0.4; charset=utf-8");
   });

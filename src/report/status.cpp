@@ -47,6 +47,18 @@ std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
 }  // namespace
 
 ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse) {
+  try {
+    kafka::Client client(manifest.source, {});
+    client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+    return view_cluster(manifest, warehouse, client);
+  } catch (const Error& e) {
+    ClusterView view;
+    view.why_not = e.what();
+    return view;
+  }
+}
+
+ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse, kafka::Client& client) {
   ClusterView view;
   try {
     // Once per partition, although a recreated topic has positions under both its IDs.
@@ -54,8 +66,6 @@ ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse) {
     for (const auto& p : warehouse.positions(manifest.name))
       partitions.insert({p.topic, p.partition});
     const std::vector<TopicPartition> tps(partitions.begin(), partitions.end());
-    kafka::Client client(manifest.source, {});
-    client.check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
     kafka::Cluster cluster(client, std::chrono::seconds(10));
     std::set<std::string> names;
     for (const auto& tp : tps) names.insert(tp.topic);

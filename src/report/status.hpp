@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kafka/client.hpp"
 #include "manifest/manifest.hpp"
 #include "warehouse/warehouse.hpp"
 
@@ -34,6 +35,9 @@ struct ClusterView {
 // most) for the cluster. Never throws for the cluster: status still answers from the
 // warehouse when it is away, and why_not says why.
 ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse);
+// The same through a client already connected to the manifest's cluster (`krow serve` keeps
+// one per sync: a new client's first round trips are most of the time of a status).
+ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse, kafka::Client& client);
 
 std::string format_status(const Manifest& manifest, StateStore& warehouse,
                           const ClusterView& cluster, bool json);

@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <regex>
 
 #include "connect/connect.hpp"
 #include "engines/engines.hpp"
+#include "kafka/client.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/saved_source.hpp"
 #include "metrics/metrics_endpoint.hpp"
@@ -307,12 +309,43 @@ struct ApiServer::Handler {
   std::function<std::string()> metrics;
   const std::atomic<bool>& ready;
   bool tls = false;
+  // A connected Kafka client per sync whose status was asked for, kept while it is asked
+  // again within kClientIdle: a new client's first round trips are most of a status's time.
+  struct CachedClient {
+    std::string settings;  // what it was made from (the secret as its digest)
+    std::unique_ptr<kafka::Client> client;
+    std::mutex mu;  // one status at a time per client
+    Clock::time_point used;
+  };
+  static constexpr std::chrono::minutes kClientIdle{5};
+  std::mutex clients_mu;
+  std::map<std::string, std::shared_ptr<CachedClient>> clients;
+
+  std::shared_ptr<CachedClient> client_for(const Manifest& m) {
+    const auto& s = m.source;
+    const auto settings = s.bootstrap_servers + "|" + s.security_protocol + "|" + s.sasl_mechanism + "|" +
+                          s.username + "|" + secret_digest(s.password.reveal()) + "|" + s.ca_file + "|" +
+                          (s.verify_certificates ? "1" : "0");
+    std::lock_guard lock(clients_mu);
+    const auto now = Clock::now();
+    for (auto it = clients.begin(); it != clients.end();)
+      it = now - it->second->used > kClientIdle && it->first != m.name ? clients.erase(it) : std::next(it);
+    auto& entry = clients[m.name];
+    if (!entry || entry->settings != settings) {
+      entry = std::make_shared<CachedClient>();
+      entry->settings = settings;
+    }
+    entry->used = now;
+    return entry;
+  }
+
   // Compared with when the user named in a sign-in does not exist: that takes as long.
   std::string decoy_hash = hash_password(random_secret(16));
 
   using Values = std::map<std::string, std::string>;
 
   void serve(const httplib::Request& req, httplib::Response& res) {
+    const auto began = std::chrono::steady_clock::now();
     Reply reply;
     try {
       reply = dispatch(req);
@@ -328,6 +361,12 @@ struct ApiServer::Handler {
     res.status = reply.status;
     for (const auto& [k, v] : reply.headers) res.set_header(k, v);
     res.set_content(reply.body, reply.type + "; charset=utf-8");
+    // The time the service spent on the request (W3C Server-Timing), for clients and the
+    // benchmark (bench/serve.py).
+    char timing[48];
+    std::snprintf(timing, sizeof timing, "app;dur=%.3f",
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count());
+    res.set_header("Server-Timing", timing);
   }
 
   static void secure_headers(httplib::Response& res) {
@@ -750,7 +789,24 @@ struct ApiServer::Handler {
       resolve_saved_source(manifest);
       w.field("consumer_group", "krow-" + manifest.name + ".workers");
       auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
-      const auto cluster = view_cluster(manifest, *warehouse);
+      const auto cached = client_for(manifest);
+      ClusterView cluster;
+      {
+        std::lock_guard lock(cached->mu);
+        if (!cached->client) {
+          try {
+            auto client = std::make_unique<kafka::Client>(manifest.source, kafka::ClientOptions{});
+            client->check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+            cached->client = std::move(client);
+          } catch (const Error& e) {
+            cluster.why_not = e.what();
+          }
+        }
+        if (cached->client) {
+          cluster = view_cluster(manifest, *warehouse, *cached->client);
+          if (!cluster.reachable) cached->client.reset();  // a new one next time
+        }
+      }
       w.key("status").raw(format_status(manifest, *warehouse, cluster, true));
     } catch (const Error& e) {
       w.key("status").null().field("status_error", std::string(e.what()));
@@ -1005,6 +1061,9 @@ ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& sc
   server_->set_read_timeout(std::chrono::seconds(10));
   server_->set_write_timeout(std::chrono::seconds(10));
   server_->set_payload_max_length(kMaxBody);
+  // Small answers go out at once (Nagle's algorithm would hold each for the client's delayed
+  // ACK, ~40 ms a call on a keep-alive connection).
+  server_->set_tcp_nodelay(true);
   const auto any = [this](const httplib::Request& req, httplib::Response& res) {
     handler_->serve(req, res);
   };
