@@ -99,18 +99,15 @@ void check_source_name(const std::string& name) {
     throw Error(ErrorClass::config, "source name '" + name + "' must be 1-100 letters, digits, '.', '_' or '-'");
 }
 
+std::filesystem::path SecretStore::default_dir() {
+  if (const char* home = std::getenv("KROW_HOME"); home && *home) return home;
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "krow";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".config" / "krow";
+  throw Error(ErrorClass::config, "cannot tell where to keep saved sources: set KROW_HOME");
+}
+
 SecretStore SecretStore::open_default(bool create_key) {
-  std::filesystem::path dir;
-  if (const char* home = std::getenv("KROW_HOME"); home && *home) {
-    dir = home;
-  } else if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) {
-    dir = std::filesystem::path(xdg) / "krow";
-  } else if (const char* h = std::getenv("HOME"); h && *h) {
-    dir = std::filesystem::path(h) / ".config" / "krow";
-  } else {
-    throw Error(ErrorClass::config, "cannot tell where to keep saved sources: set KROW_HOME");
-  }
-  return SecretStore(dir, create_key);
+  return SecretStore(default_dir(), create_key);
 }
 
 SecretStore::SecretStore(std::filesystem::path dir, bool create_key) : dir_(std::move(dir)) {

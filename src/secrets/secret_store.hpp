@@ -30,6 +30,8 @@ class SecretStore {
   // `dir`: where sources live ($KROW_HOME, else ~/.config/krow). Throws Error(config) when
   // no key can be had (bad KROW_SECRET_KEY, key file readable by others).
   static SecretStore open_default(bool create_key);
+  // Where open_default keeps them. Throws Error(config) when no variable says.
+  static std::filesystem::path default_dir();
   SecretStore(std::filesystem::path dir, bool create_key);
 
   bool exists(const std::string& name) const;

@@ -848,6 +848,13 @@ struct ApiServer::Handler {
     try {
       opened.emplace(SecretStore::open_default(false));
     } catch (const Error& e) {
+      // No key yet: nothing was ever saved, unless source files are there without it.
+      std::error_code ec;
+      bool any = false;
+      for (std::filesystem::directory_iterator it(SecretStore::default_dir(), ec), end; !ec && it != end;
+           it.increment(ec))
+        any = any || it->path().extension() == ".source";
+      if (!any) return json_reply(200, "[]");
       throw error_reply(500, "secret_store", e);
     }
     const auto& secrets = *opened;
