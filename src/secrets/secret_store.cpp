@@ -101,8 +101,10 @@ void check_source_name(const std::string& name) {
 
 std::filesystem::path SecretStore::default_dir() {
   if (const char* home = std::getenv("KROW_HOME"); home && *home) return home;
-  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "krow";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".config" / "krow";
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "krow";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return std::filesystem::path(h) / ".config" / "krow";
   throw Error(ErrorClass::config, "cannot tell where to keep saved sources: set KROW_HOME");
 }
 

@@ -851,8 +851,8 @@ struct ApiServer::Handler {
       // No key yet: nothing was ever saved, unless source files are there without it.
       std::error_code ec;
       bool any = false;
-      for (std::filesystem::directory_iterator it(SecretStore::default_dir(), ec), end; !ec && it != end;
-           it.increment(ec))
+      for (std::filesystem::directory_iterator it(SecretStore::default_dir(), ec), end;
+           !ec && it != end; it.increment(ec))
         any = any || it->path().extension() == ".source";
       if (!any) return json_reply(200, "[]");
       throw error_reply(500, "secret_store", e);
