@@ -787,7 +787,9 @@ struct ApiServer::Handler {
     try {
       auto manifest = load_manifest(s.manifest);
       resolve_saved_source(manifest);
-      w.field("consumer_group", "krow-" + manifest.name + ".workers");
+      // The group whose committed offsets are the sync's positions: the one to look up in
+      // Confluent Cloud (krow never joins it). The workers' own group is status.workers_group.
+      w.field("consumer_group", "krow-" + manifest.name);
       auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
       const auto cached = client_for(manifest);
       ClusterView cluster;

@@ -233,7 +233,8 @@ void Scheduler::finished(Hosted& h, int wait_status, Clock::time_point now) {
   r.run_id = said.run_id;
   r.ended_ms = to_ms(now);
   store_.run_ended(r.id, *r.ended_ms, r.outcome, r.exit_code, r.message, r.run_id);
-  const bool ok = r.outcome == "success";
+  // A continuous run stopped by a pause ended as asked: no failure.
+  const bool ok = r.outcome == "success" || (h.state.paused && r.outcome == "interrupted");
   h.state.failures = ok ? 0 : h.state.failures + 1;
   if (!ok) h.not_before = now + backoff(h.state.failures);
   if (h.sync.schedule.kind() == Schedule::Kind::continuous) h.state.next_due_ms = to_ms(now);

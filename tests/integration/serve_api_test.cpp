@@ -282,7 +282,7 @@ TEST_F(ServeApi, ASyncCreatedThroughTheApiRunsWhenAnAdminSaysAndItsRunsAreReadab
   // Its status: the service's view and the warehouse's positions against the cluster's offsets.
   const auto status = call("GET", "/api/v1/syncs/" + id + "/status", viewer);
   EXPECT_EQ(status.status, 200);
-  EXPECT_NE(status.body.find("\"consumer_group\":\"krow-" + id + ".workers\""), std::string::npos)
+  EXPECT_NE(status.body.find("\"consumer_group\":\"krow-" + id + "\""), std::string::npos)
       << status.body;
   EXPECT_EQ(status.body.find("\"status\":null"), std::string::npos) << status.body;
   EXPECT_NE(status.body.find(topic), std::string::npos) << status.body;
