@@ -21,6 +21,8 @@
 #include "report/status.hpp"
 #include "secrets/credentials.hpp"
 #include "secrets/secret_store.hpp"
+#include "serve/access.hpp"
+#include "serve/console.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 
@@ -29,17 +31,7 @@ namespace krow::serve {
 namespace {
 
 constexpr size_t kMaxBody = 1 << 20;  // 1 MiB: a manifest is a few KiB
-constexpr int kSessionHours = 12;
-// Failed sign-ins in a row let through for one user, and for one address (several people may
-// share one); then each attempt waits 1, 2, 4 ... s after the last failure, at most 5 min.
-constexpr int kFreeFailuresPerUser = 5;
-constexpr int kFreeFailuresPerAddress = 20;
 constexpr size_t kMinPassword = 12;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
-      .count();
-}
 
 // What a handler answers.
 struct Reply {
@@ -64,13 +56,6 @@ Reply error_reply(int status, const std::string& code, const std::string& messag
 
 Reply error_reply(int status, const std::string& code, const Error& e) {
   return error_reply(status, code, e.what(), e.fix());
-}
-
-// A name the API takes in a path or a body: a sync ID, a user, a token ID, a run ID.
-bool plain_name(const std::string& s, size_t max = 128) {
-  static const std::regex ok("[A-Za-z0-9][A-Za-z0-9._@-]*");
-  return !s.empty() && s.size() <= max && std::regex_match(s, ok) &&
-         s.find("..") == std::string::npos;
 }
 
 // The request's JSON object body, its keys checked against `allowed`.
@@ -139,20 +124,6 @@ std::string member_text(simdjson::dom::object o, const char* key) {
   std::string_view v;
   if (o.at_key(key).get(v)) return {};
   return std::string(v);
-}
-
-std::optional<std::string> header_cookie(const httplib::Request& req, const std::string& name) {
-  const auto cookies = req.get_header_value("Cookie");
-  size_t at = 0;
-  while (at < cookies.size()) {
-    const auto end = cookies.find(';', at);
-    auto part = cookies.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    while (!part.empty() && part.front() == ' ') part.erase(0, 1);
-    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  return std::nullopt;
 }
 
 void write_time(JsonWriter& w, const char* key, std::optional<int64_t> ms) {
@@ -294,21 +265,18 @@ bool valid_user_name(const std::string& name) {
   return plain_name(name, 64);
 }
 
-// Who made a request, once its credential is checked.
-struct Caller {
-  std::string actor = "anonymous";  // user name or token:<id>
-  Role role = Role::viewer;
-  bool session = false;
-  std::string csrf;
-};
-
 struct ApiServer::Handler {
   const ServeConfig& config;
   ServeStore& store;
   Scheduler& scheduler;
   std::function<std::string()> metrics;
   const std::atomic<bool>& ready;
-  bool tls = false;
+  Access access;
+  Console console{
+      access, [this](const std::string& method, const std::string& path, const std::string& body,
+                     const Caller& caller, const std::string& address) {
+        return call(method, path, body, caller, address);
+      }};
   // A connected Kafka client per sync whose status was asked for, kept while it is asked
   // again within kClientIdle: a new client's first round trips are most of a status's time.
   struct CachedClient {
@@ -339,16 +307,22 @@ struct ApiServer::Handler {
     return entry;
   }
 
-  // Compared with when the user named in a sign-in does not exist: that takes as long.
-  std::string decoy_hash = hash_password(random_secret(16));
-
   using Values = std::map<std::string, std::string>;
 
   void serve(const httplib::Request& req, httplib::Response& res) {
     const auto began = std::chrono::steady_clock::now();
     Reply reply;
     try {
-      reply = dispatch(req);
+      if (auto page = console_page(req)) {
+        reply = std::move(*page);
+        // Pages load the console's stylesheet and post their forms here; nothing else.
+        res.headers.erase("Content-Security-Policy");
+        res.set_header("Content-Security-Policy",
+                       "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                       "frame-ancestors 'none'; base-uri 'none'");
+      } else {
+        reply = dispatch(req);
+      }
     } catch (const Reply& r) {
       reply = r;
     } catch (const Error& e) {
@@ -378,8 +352,23 @@ struct ApiServer::Handler {
   }
 
   void audit(const Caller& c, const std::string& action, const std::string& target,
-             const std::string& outcome, const httplib::Request& req) {
-    store.audit(AuditEntry{0, now_ms(), c.actor, action, target, outcome, req.remote_addr});
+             const std::string& outcome, const std::string& address) {
+    access.audit(c, action, target, outcome, address);
+  }
+
+  std::optional<Reply> console_page(const httplib::Request& req) {
+    PageRequest page{req.method, req.path, {}, {}, req.get_header_value("Cookie"), req.remote_addr};
+    for (const auto& [k, v] : req.params) page.query.emplace(k, v);
+    if (req.method == "POST" &&
+        req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0) {
+      httplib::Params form;
+      httplib::detail::parse_query_text(req.body, form);
+      for (const auto& [k, v] : form) page.form.emplace(k, v);
+    }
+    auto answer = console.serve(page);
+    if (!answer) return std::nullopt;
+    Reply r{answer->status, std::move(answer->body), answer->type, std::move(answer->headers)};
+    return r;
   }
 
   Reply dispatch(const httplib::Request& req) {
@@ -411,88 +400,86 @@ struct ApiServer::Handler {
             404, "not_found", "no " + name + " of that name",
             "names are letters, digits, '.', '_', '-' and '@', starting with a letter or digit");
     Caller caller;
-    const std::string target = values.count("sync")    ? values["sync"]
-                               : values.count("user")  ? values["user"]
-                               : values.count("token") ? values["token"]
-                                                       : "";
     if (!route->open) {
       if (auto refused = authenticate(req, caller)) {
-        audit(caller, route->action.empty() ? "read " + route->path : route->action, target,
-              "refused: " + std::to_string(refused->status), req);
+        audit(caller, route->action.empty() ? "read " + route->path : route->action,
+              target_of(values), "refused: " + std::to_string(refused->status), req.remote_addr);
         return *refused;
-      }
-      if (caller.role < route->role) {
-        audit(caller, route->action.empty() ? "read " + route->path : route->action, target,
-              "refused: 403", req);
-        return error_reply(403, "forbidden",
-                           caller.actor + " (" + role_name(caller.role) +
-                               ") may not do this: it takes the " + role_name(route->role) +
-                               " role",
-                           "ask an admin for that role, or for a token with it");
       }
       if (caller.session && req.method != "GET" &&
           !same_digest(req.get_header_value("X-CSRF-Token"), caller.csrf)) {
-        audit(caller, route->action, target, "refused: CSRF token missing or wrong", req);
+        audit(caller, route->action, target_of(values), "refused: CSRF token missing or wrong",
+              req.remote_addr);
         return error_reply(
             403, "csrf", "this change needs the session's CSRF token in the X-CSRF-Token header",
             "send the csrf_token the sign-in answered (GET /api/v1/me answers it too)");
       }
     }
+    return invoke(*route, values, req, caller);
+  }
+
+  static std::string target_of(const Values& values) {
+    for (const char* name : {"sync", "user", "token"})
+      if (const auto it = values.find(name); it != values.end()) return it->second;
+    return "";
+  }
+
+  // A route for a caller whose credential is checked: the role, then the route, audited.
+  Reply invoke(const ApiRoute& route, Values& values, const httplib::Request& req,
+               const Caller& caller) {
+    const auto target = target_of(values);
+    if (!route.open && caller.role < route.role) {
+      audit(caller, route.action.empty() ? "read " + route.path : route.action, target,
+            "refused: 403", req.remote_addr);
+      return error_reply(403, "forbidden",
+                         caller.actor + " (" + role_name(caller.role) +
+                             ") may not do this: it takes the " + role_name(route.role) + " role",
+                         "ask an admin for that role, or for a token with it");
+    }
     Reply reply;
     try {
-      reply = run(*route, values, req, caller);
+      reply = run(route, values, req, caller);
     } catch (const Reply& r) {
       reply = r;
     }
-    if (!route->action.empty() && route->action != "session.create")
-      audit(caller, route->action, target,
+    if (!route.action.empty() && route.action != "session.create")
+      audit(caller, route.action, target,
             reply.status < 300
                 ? "ok"
                 : (reply.status < 500 ? "refused: " : "failed: ") + std::to_string(reply.status),
-            req);
+            req.remote_addr);
     return reply;
+  }
+
+  // The API as the console calls it: `path` (with its query) as `caller`, who signed in.
+  ApiAnswer call(const std::string& method, const std::string& path, const std::string& body,
+                 const Caller& caller, const std::string& address) {
+    httplib::Request req;
+    req.method = method;
+    const auto q = path.find('?');
+    req.path = path.substr(0, q);
+    if (q != std::string::npos) httplib::detail::parse_query_text(path.substr(q + 1), req.params);
+    req.body = body;
+    req.remote_addr = address;
+    for (const auto& r : api_routes()) {
+      if (r.method != method) continue;
+      auto values = match(r.path, req.path);
+      if (!values) continue;
+      for (const auto& [name, value] : *values)
+        if (!plain_name(value))
+          return ApiAnswer{404, error_reply(404, "not_found", "no such " + name).body};
+      const auto reply = invoke(r, *values, req, caller);
+      return ApiAnswer{reply.status, reply.body};
+    }
+    return ApiAnswer{404, error_reply(404, "not_found", "no such route: " + req.path).body};
   }
 
   // The caller's credential: a bearer token, or a session cookie. An answer when refused.
   std::optional<Reply> authenticate(const httplib::Request& req, Caller& caller) {
-    const auto auth = req.get_header_value("Authorization");
-    if (!auth.empty()) {
-      static const std::string bearer = "Bearer ";
-      const auto token = auth.rfind(bearer, 0) == 0 ? auth.substr(bearer.size()) : "";
-      // krow_<10 hex>_<secret>
-      if (token.size() > 16 && token.rfind("krow_", 0) == 0 && token[15] == '_') {
-        const auto id = token.substr(5, 10);
-        const auto t = store.token(id);
-        if (t && same_digest(t->digest, secret_digest(token.substr(16)))) {
-          caller.actor = "token:" + id;
-          if (t->revoked_ms)
-            return error_reply(401, "token_revoked", "this API token was revoked",
-                               "ask an admin for a new one (POST /api/v1/tokens)");
-          caller.role = t->role;
-          store.token_used(id, now_ms());
-          return std::nullopt;
-        }
-      }
-      return error_reply(
-          401, "unauthenticated", "the Authorization header holds no valid API token",
-          "send Authorization: Bearer krow_... with a token from POST /api/v1/tokens or "
-          "`krow serve create-token`");
-    }
-    if (const auto cookie = header_cookie(req, "krow_session")) {
-      const auto s = store.session(secret_digest(*cookie));
-      if (s && s->expires_ms > now_ms()) {
-        if (const auto u = store.user(s->user)) {
-          caller = Caller{u->name, u->role, true, s->csrf};
-          return std::nullopt;
-        }
-      }
-      return error_reply(401, "session_expired",
-                         "the session has ended (expired, signed out or its user removed)",
-                         "sign in again (POST /api/v1/sessions)");
-    }
-    return error_reply(
-        401, "unauthenticated", "this route needs a credential",
-        "send Authorization: Bearer <API token>, or sign in (POST /api/v1/sessions)");
+    const auto refused = access.authenticate(req.get_header_value("Authorization"),
+                                             req.get_header_value("Cookie"), caller);
+    if (!refused) return std::nullopt;
+    return error_reply(refused->status, refused->code, refused->message, refused->fix);
   }
 
   Reply run(const ApiRoute& route, Values& v, const httplib::Request& req, const Caller& caller) {
@@ -542,54 +529,19 @@ struct ApiServer::Handler {
 
   Reply sign_in(const httplib::Request& req) {
     const Body body(req.body, {"name", "password"});
-    const auto name = body.required("name");
-    const auto password = body.required("password");
-    const auto now = now_ms();
-    const Caller someone{plain_name(name, 64) ? name : "anonymous", Role::viewer, false, ""};
-    int64_t wait_ms = 0;
-    for (const auto& [key, free] :
-         {std::pair{"user:" + name, kFreeFailuresPerUser},
-          std::pair{"address:" + req.remote_addr, kFreeFailuresPerAddress}}) {
-      const auto [count, last] = store.failures(key);
-      if (count < free) continue;
-      const int64_t pause = std::min<int64_t>(300000, int64_t(1000) << std::min(count - free, 9));
-      wait_ms = std::max(wait_ms, last + pause - now);
-    }
-    if (wait_ms > 0) {
-      audit(someone, "session.create", "", "refused: throttled", req);
-      auto r =
-          error_reply(429, "throttled", "too many failed sign-ins for this user or address",
-                      "wait " + std::to_string((wait_ms + 999) / 1000) + " s before trying again");
-      r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
+    Access::SignedIn in;
+    if (const auto refused =
+            access.sign_in(body.required("name"), body.required("password"), req.remote_addr, in)) {
+      auto r = error_reply(refused->status, refused->code, refused->message, refused->fix);
+      if (refused->retry_after_s > 0)
+        r.headers.emplace_back("Retry-After", std::to_string(refused->retry_after_s));
       return r;
     }
-    const auto user = plain_name(name, 64) ? store.user(name) : std::nullopt;
-    const bool ok = password_matches(user ? user->password_hash : decoy_hash, password) && user;
-    if (!ok) {
-      store.sign_in_failed("user:" + name, now);
-      store.sign_in_failed("address:" + req.remote_addr, now);
-      audit(someone, "session.create", "", "refused: wrong name or password", req);
-      return error_reply(401, "wrong_credentials", "wrong user name or password",
-                         "check them; an admin can set a new password (PUT /api/v1/users/NAME)");
-    }
-    store.sign_in_succeeded("user:" + name);
-    store.sign_in_succeeded("address:" + req.remote_addr);
-    const auto secret = random_secret(32);
-    const Session s{secret_digest(secret), user->name, random_secret(24), now,
-                    now + int64_t(kSessionHours) * 3600 * 1000};
-    store.add_session(s);
-    audit(Caller{user->name, user->role, true, ""}, "session.create", "", "ok", req);
     JsonWriter w;
-    w.begin_object()
-        .field("name", user->name)
-        .field("role", role_name(user->role))
-        .field("csrf_token", s.csrf);
-    w.field("expires_at_ms", s.expires_ms).end_object();
+    w.begin_object().field("name", in.caller.actor).field("role", role_name(in.caller.role));
+    w.field("csrf_token", in.caller.csrf).field("expires_at_ms", in.expires_ms).end_object();
     auto r = json_reply(201, w.str());
-    r.headers.emplace_back("Set-Cookie",
-                           "krow_session=" + secret +
-                               "; Path=/; Max-Age=" + std::to_string(kSessionHours * 3600) +
-                               "; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
+    r.headers.emplace_back("Set-Cookie", in.set_cookie);
     return r;
   }
 
@@ -597,12 +549,8 @@ struct ApiServer::Handler {
     if (!caller.session)
       throw error_reply(400, "no_session", "this request was made with an API token, not a session",
                         "revoke a token with DELETE /api/v1/tokens/ID");
-    if (const auto cookie = header_cookie(req, "krow_session"))
-      store.end_session(secret_digest(*cookie));
     auto r = Reply{204, "", "application/json", {}};
-    r.headers.emplace_back(
-        "Set-Cookie", std::string("krow_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict") +
-                          (tls ? "; Secure" : ""));
+    r.headers.emplace_back("Set-Cookie", access.sign_out(req.get_header_value("Cookie")));
     return r;
   }
 
@@ -1049,11 +997,11 @@ struct ApiServer::Handler {
 
 ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& scheduler,
                      std::function<std::string()> metrics, const std::atomic<bool>& ready)
-    : handler_(new Handler{config, store, scheduler, std::move(metrics), ready}) {
+    : handler_(new Handler{config, store, scheduler, std::move(metrics), ready,
+                           Access(store, !config.tls_certificate.empty())}) {
   const auto address =
       metrics::parse_listen_address(config.listen, config.file.string() + ": listen");
   tls_ = !config.tls_certificate.empty();
-  handler_->tls = tls_;
   if (tls_) {
     auto ssl = std::make_unique<httplib::SSLServer>(config.tls_certificate.c_str(),
                                                     config.tls_key.c_str());

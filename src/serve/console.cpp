@@ -1,0 +1,498 @@
+#include "serve/console.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <ctime>
+#include <sstream>
+
+#include "secrets/credentials.hpp"
+
+namespace krow::serve {
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+const char* const kStyle =
+    R"css(:root{--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#fff;--panel:#f6f8fa;--accent:#0550ae;--bad:#a40e26;--ok:#116329;--warn:#7d4e00}
+*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}a:focus,button:focus,input:focus,select:focus,summary:focus{outline:3px solid #0969da;outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:4px}
+header{display:flex;align-items:center;justify-content:space-between;gap:16px;padding:8px 24px;border-bottom:1px solid var(--line);background:var(--panel)}
+header nav a{margin-right:16px;font-weight:600;text-decoration:none}header nav a[aria-current=page]{text-decoration:underline}
+header form{display:flex;align-items:center;gap:8px;margin:0}
+main{padding:16px 24px;max-width:1200px}h1{font-size:22px;margin:8px 0 16px}h2{font-size:17px;margin:24px 0 8px}
+table{border-collapse:collapse;width:100%;margin:8px 0}th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
+th{background:var(--panel);font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.muted{color:var(--muted)}.bad{color:var(--bad);font-weight:600}.ok{color:var(--ok);font-weight:600}.warn{color:var(--warn);font-weight:600}
+.flash{padding:8px 12px;border:1px solid var(--line);border-left:4px solid var(--ok);background:var(--panel);margin:8px 0}
+.error{padding:8px 12px;border:1px solid var(--line);border-left:4px solid var(--bad);background:#fff5f5;margin:8px 0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:8px 0}dl.facts dt{font-weight:600;color:var(--muted)}dl.facts dd{margin:0}
+button{font:inherit;padding:4px 12px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}
+button.danger{color:var(--bad)}details.actions{display:inline-block;position:relative}details.actions summary{cursor:pointer;padding:4px 12px;border:1px solid var(--line);border-radius:6px;list-style:none}
+details.actions[open] .menu{position:absolute;right:0;z-index:1;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px;min-width:220px;display:grid;gap:6px}
+form.inline{display:inline}label{display:block;font-weight:600;margin:8px 0 4px}input[type=text],input[type=password],select,textarea{font:inherit;padding:6px;border:1px solid #8c959f;border-radius:6px;width:100%;max-width:420px}
+pre{background:var(--panel);padding:12px;overflow:auto;border:1px solid var(--line)}.filters a{margin-right:12px}
+)css";
+
+std::string esc(std::string_view text) {
+  return html_escape(text);
+}
+
+std::string utc(int64_t ms) {
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm t{};
+  gmtime_r(&secs, &t);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &t);
+  return buf;
+}
+
+std::string thousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+std::string text_of(element e, const char* key) {
+  std::string_view v;
+  return e[key].get(v) ? std::string() : std::string(v);
+}
+std::optional<int64_t> int_of(element e, const char* key) {
+  int64_t v = 0;
+  if (e[key].get(v)) return std::nullopt;
+  return v;
+}
+bool bool_of(element e, const char* key) {
+  bool v = false;
+  return !e[key].get(v) && v;
+}
+
+std::string csrf_field(const Caller& c) {
+  return "<input type=\"hidden\" name=\"csrf\" value=\"" + esc(c.csrf) + "\">";
+}
+
+PageReply html(int status, std::string body) {
+  return PageReply{status, std::move(body), "text/html", {}};
+}
+
+PageReply redirect(const std::string& to,
+                   std::vector<std::pair<std::string, std::string>> headers = {}) {
+  headers.emplace_back("Location", to);
+  return PageReply{303, "", "text/html", std::move(headers)};
+}
+
+// The page around `body`: its title, the navigation a role may use, the signed-in user.
+std::string layout(const Caller* who, const std::string& title, const std::string& body,
+                   const std::string& section = "") {
+  std::string out =
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>" +
+      esc(title) +
+      " · krow</title><link rel=\"stylesheet\" href=\"/static/console.css\"></head><body>"
+      "<a class=\"skip\" href=\"#main\">Skip to content</a>";
+  if (who) {
+    auto link = [&](const char* href, const char* label, const char* name) {
+      return std::string("<a href=\"") + href + "\"" +
+             (section == name ? " aria-current=\"page\"" : "") + ">" + label + "</a>";
+    };
+    out += "<header><nav aria-label=\"Main\">" + link("/syncs", "Syncs", "syncs");
+    if (who->role == Role::admin) out += link("/audit", "Audit log", "audit");
+    out += "</nav><form method=\"post\" action=\"/sign-out\">" + csrf_field(*who) + "<span>" +
+           esc(who->actor) + " <span class=\"muted\">(" + role_name(who->role) +
+           ")</span></span><button type=\"submit\">Sign out</button>"
+           "</form></header>";
+  }
+  return out + "<main id=\"main\"><h1>" + esc(title) + "</h1>" + body + "</main></body></html>\n";
+}
+
+// An answer of the API that is an error: its message and fix as a page's notice.
+std::string error_notice(const ApiAnswer& a) {
+  simdjson::dom::parser parser;
+  element e;
+  if (parser.parse(a.body).get(e))
+    return "<div class=\"error\" role=\"alert\">The service answered " + std::to_string(a.status) +
+           ".</div>";
+  const auto error = e["error"];
+  std::string out = "<div class=\"error\" role=\"alert\"><p>" +
+                    esc(text_of(error.value_unsafe(), "message")) + "</p>";
+  if (const auto fix = text_of(error.value_unsafe(), "fix"); !fix.empty())
+    out += "<p class=\"muted\">" + esc(fix) + "</p>";
+  return out + "</div>";
+}
+
+std::string outcome_class(const std::string& outcome) {
+  if (outcome == "success") return "ok";
+  if (outcome == "running" || outcome == "interrupted" || outcome == "retry_later") return "warn";
+  return "bad";
+}
+
+// What a sync's row in the list says of it: running, paused, failing, stuck or idle.
+std::string state_of(element s) {
+  if (bool_of(s, "stuck")) return "stuck";
+  if (bool_of(s, "running")) return "running";
+  if (bool_of(s, "paused")) return "paused";
+  if (int_of(s, "failures_in_a_row").value_or(0) > 0) return "failing";
+  return "idle";
+}
+
+std::string run_cell(element run) {
+  if (run.is_null()) return "<span class=\"muted\">none yet</span>";
+  const auto outcome = text_of(run, "outcome");
+  std::string out = "<span class=\"" + outcome_class(outcome) + "\">" + esc(outcome) +
+                    "</span> <span class=\"muted\">" + esc(text_of(run, "trigger")) + ", " +
+                    utc(int_of(run, "started_at_ms").value_or(0)) + "</span>";
+  if (const auto m = text_of(run, "message"); !m.empty() && outcome != "success")
+    out += "<br><span class=\"muted\">" + esc(m) + "</span>";
+  return out;
+}
+
+std::string next_cell(element s) {
+  if (bool_of(s, "paused")) return "<span class=\"warn\">paused</span>";
+  if (const auto next = int_of(s, "next_run_at_ms")) return esc(utc(*next));
+  return "<span class=\"muted\">" + esc(text_of(s, "schedule")) + "</span>";
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::optional<PageReply> Console::serve(const PageRequest& r) const {
+  if (r.path == "/static/console.css") return PageReply{200, kStyle, "text/css", {}};
+  const bool page = r.path == "/" || r.path == "/sign-in" || r.path == "/sign-out" ||
+                    r.path == "/audit" || r.path == "/syncs" || r.path.rfind("/syncs/", 0) == 0;
+  if (!page) return std::nullopt;
+  const auto field = [&](const char* name) {
+    const auto it = r.form.find(name);
+    return it == r.form.end() ? std::string() : it->second;
+  };
+
+  if (r.path == "/sign-in") {
+    auto form = [&](const std::string& notice, const std::string& name) {
+      return layout(
+          nullptr, "Sign in to krow",
+          notice +
+              "<form method=\"post\" action=\"/sign-in\"><label for=\"name\">User name</label>"
+              "<input type=\"text\" id=\"name\" name=\"name\" autocomplete=\"username\" required "
+              "value=\"" +
+              esc(name) +
+              "\"><label for=\"password\">Password</label><input type=\"password\" id=\"password\" "
+              "name=\"password\" autocomplete=\"current-password\" required><p><button "
+              "class=\"primary\" "
+              "type=\"submit\">Sign in</button></p></form>");
+    };
+    if (r.method != "POST") return html(200, form("", ""));
+    Access::SignedIn in;
+    if (const auto refused = access_.sign_in(field("name"), field("password"), r.address, in)) {
+      auto reply =
+          html(refused->status,
+               form("<div class=\"error\" role=\"alert\">" + esc(refused->message) +
+                        (refused->status == 429 ? ": " + esc(refused->fix) : "") + ".</div>",
+                    field("name")));
+      if (refused->retry_after_s > 0)
+        reply.headers.emplace_back("Retry-After", std::to_string(refused->retry_after_s));
+      return reply;
+    }
+    return redirect("/syncs", {{"Set-Cookie", in.set_cookie}});
+  }
+
+  // Every other page needs a session.
+  Caller caller;
+  if (access_.authenticate("", r.cookies, caller)) return redirect("/sign-in");
+  if (r.method == "POST" && !same_digest(field("csrf"), caller.csrf)) {
+    access_.audit(caller, "console " + r.path, "", "refused: CSRF token missing or wrong",
+                  r.address);
+    return html(403, layout(&caller, "Refused",
+                            "<div class=\"error\" role=\"alert\"><p>This form was not sent from "
+                            "this session's page "
+                            "(its CSRF token is missing or wrong), so nothing was done.</p><p "
+                            "class=\"muted\">Reload "
+                            "the page and try again.</p></div>"));
+  }
+  if (r.path == "/sign-out") {
+    if (r.method != "POST") return redirect("/syncs");
+    access_.audit(caller, "session.delete", "", "ok", r.address);
+    return redirect("/sign-in", {{"Set-Cookie", access_.sign_out(r.cookies)}});
+  }
+  if (r.path == "/") return redirect("/syncs");
+  const auto call = [&](const std::string& method, const std::string& path,
+                        const std::string& body = "") {
+    return api_(method, path, body, caller, r.address);
+  };
+
+  if (r.path == "/syncs") {
+    const auto a = call("GET", "/api/v1/syncs");
+    if (a.status != 200) return html(a.status, layout(&caller, "Syncs", error_notice(a), "syncs"));
+    const auto filter = r.query.count("status") ? r.query.at("status") : std::string("all");
+    std::string body = "<p class=\"filters\" aria-label=\"Filter by status\">";
+    for (const char* f : {"all", "running", "failing", "paused", "stuck", "idle"})
+      body += std::string("<a href=\"/syncs?status=") + f + "\"" +
+              (filter == f ? " aria-current=\"true\"" : "") + ">" + f + "</a>";
+    body +=
+        "</p><table><caption class=\"muted\">Hosted syncs</caption><thead><tr><th "
+        "scope=\"col\">Sync</th>"
+        "<th scope=\"col\">Schedule</th><th scope=\"col\">Status</th><th scope=\"col\">Last "
+        "run</th>"
+        "<th scope=\"col\">Next run</th></tr></thead><tbody>";
+    simdjson::dom::parser parser;
+    array syncs;
+    size_t shown = 0;
+    if (!parser.parse(a.body).get(syncs))
+      for (element s : syncs) {
+        const auto state = state_of(s);
+        if (filter != "all" && filter != state) continue;
+        ++shown;
+        const auto id = text_of(s, "id");
+        body += "<tr><td><a href=\"/syncs/" + esc(id) + "\">" + esc(id) + "</a></td><td>" +
+                esc(text_of(s, "schedule")) + "</td><td><span class=\"" +
+                (state == "failing" || state == "stuck" ? "bad"
+                 : state == "idle"                      ? "ok"
+                                                        : "warn") +
+                "\">" + state + "</span></td><td>" + run_cell(s["last_run"].value_unsafe()) +
+                "</td><td>" + next_cell(s) + "</td></tr>";
+      }
+    body += "</tbody></table>";
+    if (shown == 0)
+      body += "<p class=\"muted\">No sync " +
+              (filter == "all" ? std::string("is hosted yet.") : "is " + esc(filter) + ".") +
+              "</p>";
+    return html(200, layout(&caller, "Syncs", body, "syncs"));
+  }
+
+  if (r.path == "/audit") {
+    const auto a = call("GET", "/api/v1/audit?limit=500");
+    if (a.status != 200)
+      return html(a.status, layout(&caller, "Audit log", error_notice(a), "audit"));
+    std::string body =
+        "<table><caption class=\"muted\">The latest 500 entries, newest first</caption><thead><tr>"
+        "<th scope=\"col\">When</th><th scope=\"col\">Who</th><th scope=\"col\">What</th><th "
+        "scope=\"col\">Target</th>"
+        "<th scope=\"col\">Outcome</th><th scope=\"col\">From</th></tr></thead><tbody>";
+    simdjson::dom::parser parser;
+    array entries;
+    if (!parser.parse(a.body).get(entries))
+      for (element e : entries) {
+        const auto outcome = text_of(e, "outcome");
+        body += "<tr><td>" + esc(utc(int_of(e, "at_ms").value_or(0))) + "</td><td>" +
+                esc(text_of(e, "actor")) + "</td><td>" + esc(text_of(e, "action")) + "</td><td>" +
+                esc(text_of(e, "target")) + "</td><td><span class=\"" +
+                (outcome == "ok" ? "ok" : "bad") + "\">" + esc(outcome) + "</span></td><td>" +
+                esc(text_of(e, "address")) + "</td></tr>";
+      }
+    return html(200, layout(&caller, "Audit log", body + "</tbody></table>", "audit"));
+  }
+
+  // /syncs/ID[/run|/resync|/pause|/resume|/runs/RUN]
+  std::vector<std::string> parts;
+  std::stringstream split(r.path.substr(7));
+  for (std::string p; std::getline(split, p, '/');) parts.push_back(p);
+  if (parts.empty() || !plain_name(parts[0]))
+    return html(404, layout(&caller, "No such page", "<p>No such sync.</p>"));
+  const auto& id = parts[0];
+  const std::string base = "/syncs/" + id;
+
+  if (parts.size() == 2 &&
+      (parts[1] == "run" || parts[1] == "resync" || parts[1] == "pause" || parts[1] == "resume")) {
+    const auto& action = parts[1];
+    if (r.method != "POST") {
+      if (action != "resync") return redirect(base);
+      // A full resync says what it does before it is done.
+      return html(
+          200,
+          layout(
+              &caller, "Full resync of " + id,
+              "<p>A full resync reads every partition of this sync again from the start of its log "
+              "(as far back as Kafka still retains), decodes every message again and replaces the "
+              "rows of the same id. It never removes rows. Use it after adding schema registry "
+              "credentials, so that messages stored as decode errors are decoded.</p><p>It runs "
+              "now, as one run; the schedule goes on as before.</p><form method=\"post\" "
+              "action=\"" +
+                  esc(base) + "/resync\">" + csrf_field(caller) +
+                  "<button class=\"primary\" type=\"submit\">Start the full resync</button> <a "
+                  "href=\"" +
+                  esc(base) + "\">Cancel</a></form>"));
+    }
+    const auto a = call("POST", "/api/v1/syncs/" + id + "/" + action);
+    if (a.status >= 300)
+      return html(a.status, layout(&caller, "Sync " + id,
+                                   error_notice(a) + "<p><a href=\"" + esc(base) +
+                                       "\">Back to the sync</a></p>"));
+    return redirect(base + "?done=" + action);
+  }
+
+  if (parts.size() == 3 && parts[1] == "runs") {
+    if (!plain_name(parts[2]))
+      return html(404, layout(&caller, "No such run", "<p>No such run.</p>"));
+    const auto a = call("GET", "/api/v1/syncs/" + id + "/runs/" + parts[2] + "/summary");
+    if (a.status != 200) return html(a.status, layout(&caller, "Run " + parts[2], error_notice(a)));
+    return html(200, layout(&caller, "Run " + parts[2] + " of " + id,
+                            "<p><a href=\"" + esc(base) +
+                                "\">Back to the sync</a> · <a href=\"/api/v1/syncs/" + esc(id) +
+                                "/runs/" + esc(parts[2]) +
+                                "\">the full record (JSON)</a></p><pre>" + esc(a.body) + "</pre>"));
+  }
+  if (parts.size() != 1) return html(404, layout(&caller, "No such page", "<p>No such page.</p>"));
+
+  const auto a = call("GET", "/api/v1/syncs/" + id + "/status");
+  if (a.status != 200)
+    return html(a.status, layout(&caller, "Sync " + id, error_notice(a), "syncs"));
+  simdjson::dom::parser parser;
+  element doc;
+  if (parser.parse(a.body).get(doc))
+    return html(500, layout(&caller, "Sync " + id, "<p>Unreadable status.</p>"));
+  const element service = doc["service"].value_unsafe();
+  std::string body;
+  if (const auto it = r.query.find("done"); it != r.query.end()) {
+    const std::map<std::string, std::string> said = {
+        {"run", "A run has started."},
+        {"resync", "The full resync has started."},
+        {"pause", "The sync is paused: no run starts until it is resumed."},
+        {"resume", "The sync is resumed."}};
+    if (const auto s = said.find(it->second); s != said.end())
+      body += "<div class=\"flash\" role=\"status\">" + esc(s->second) + "</div>";
+  }
+  if (caller.role == Role::admin) {
+    const bool paused = bool_of(service, "paused");
+    body += "<details class=\"actions\"><summary>Actions</summary><div class=\"menu\">";
+    body += "<form class=\"inline\" method=\"post\" action=\"" + esc(base) + "/run\">" +
+            csrf_field(caller) + "<button type=\"submit\">Run now</button></form>";
+    body += "<a href=\"" + esc(base) + "/resync\">Full resync…</a>";
+    body += "<form class=\"inline\" method=\"post\" action=\"" + esc(base) +
+            (paused ? "/resume" : "/pause") + "\">" + csrf_field(caller) +
+            "<button type=\"submit\">" + (paused ? "Resume" : "Pause") + "</button></form>";
+    body += "</div></details>";
+  }
+  const auto status = doc["status"];
+  body += "<dl class=\"facts\"><dt>Schedule</dt><dd>" + esc(text_of(service, "schedule")) +
+          "</dd><dt>State</dt><dd>" + state_of(service) + "</dd><dt>Next run</dt><dd>" +
+          next_cell(service) + "</dd><dt>Last run</dt><dd>" +
+          run_cell(service["last_run"].value_unsafe()) + "</dd><dt>Consumer group</dt><dd><code>" +
+          esc(text_of(doc, "consumer_group")) +
+          "</code> <span class=\"muted\">(its offsets are this sync's positions: look it up in "
+          "Confluent Cloud's "
+          "Clients page)</span></dd>";
+  if (!status.is_null() && !status.error())
+    body += "<dt>Warehouse</dt><dd>" + esc(text_of(status.value_unsafe(), "warehouse")) + "</dd>";
+  body += "<dt>Manifest</dt><dd><code>" + esc(text_of(service, "manifest")) + "</code></dd></dl>";
+  if (const auto e = text_of(doc, "status_error"); !e.empty())
+    body += "<div class=\"error\" role=\"alert\">Positions and lag are not available: " + esc(e) +
+            "</div>";
+  if (!status.is_null() && !status.error()) {
+    const element st = status.value_unsafe();
+    if (!bool_of(st, "cluster_reachable"))
+      body += "<div class=\"error\" role=\"alert\">The cluster did not answer: " +
+              esc(text_of(st, "cluster_unreachable_reason")) +
+              " (positions are shown without lag).</div>";
+    array stopped;
+    if (!st["stopped_tables"].get(stopped) && stopped.size() > 0) {
+      body +=
+          "<h2>Stopped tables</h2><table><thead><tr><th scope=\"col\">Topic</th><th "
+          "scope=\"col\">Table</th><th "
+          "scope=\"col\">Why, and the fix</th></tr></thead><tbody>";
+      for (element s : stopped)
+        body += "<tr><td>" + esc(text_of(s, "topic")) + "</td><td>" + esc(text_of(s, "table")) +
+                "</td><td>" + esc(text_of(s, "error")) + "</td></tr>";
+      body += "</tbody></table>";
+    }
+    array positions;
+    int64_t total_lag = 0;
+    std::string rows;
+    size_t count = 0;
+    if (!st["positions"].get(positions))
+      for (element p : positions) {
+        ++count;
+        const auto lag = int_of(p, "lag");
+        total_lag += lag.value_or(0);
+        const auto lso = int_of(p, "last_stable_offset");
+        rows += "<tr><td>" + esc(text_of(p, "topic")) + "</td><td>" + esc(text_of(p, "table")) +
+                "</td><td class=\"num\">" + std::to_string(int_of(p, "partition").value_or(0)) +
+                "</td><td class=\"num\">" + thousands(int_of(p, "position").value_or(0)) +
+                "</td><td class=\"num\">" + (lso ? thousands(*lso) : "—") +
+                "</td><td class=\"num\">" + (lag ? thousands(*lag) : "—") + "</td></tr>";
+      }
+    body += "<h2>Partitions</h2><p>" + thousands(static_cast<int64_t>(count)) + " partition" +
+            (count == 1 ? "" : "s") + ", total lag <strong>" + thousands(total_lag) +
+            "</strong> message" + (total_lag == 1 ? "" : "s") + ".</p>";
+    if (count > 0)
+      body +=
+          "<table><thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Table</th><th "
+          "scope=\"col\" "
+          "class=\"num\">Partition</th><th scope=\"col\" class=\"num\">Position</th><th "
+          "scope=\"col\" "
+          "class=\"num\">Last stable offset</th><th scope=\"col\" "
+          "class=\"num\">Lag</th></tr></thead><tbody>" +
+          rows + "</tbody></table>";
+    else
+      body += "<p class=\"muted\">No committed position yet: the first run will make them.</p>";
+    array workers;
+    if (!st["workers"].get(workers) && workers.size() > 0) {
+      body +=
+          "<h2>Workers</h2><table><thead><tr><th scope=\"col\">Worker</th><th "
+          "scope=\"col\">Host</th><th "
+          "scope=\"col\" class=\"num\">Partitions</th><th scope=\"col\">Last "
+          "heartbeat</th></tr></thead><tbody>";
+      for (element w : workers)
+        body += "<tr><td>" + esc(text_of(w, "worker_id")) + "</td><td>" + esc(text_of(w, "host")) +
+                "</td><td class=\"num\">" + std::to_string(int_of(w, "partitions").value_or(0)) +
+                "</td><td>" + esc(text_of(w, "heartbeat_at")) + "</td></tr>";
+      body += "</tbody></table>";
+    }
+    array runs;
+    if (!st["runs"].get(runs)) {
+      body +=
+          "<h2>Recent runs</h2><table><thead><tr><th scope=\"col\">Run</th><th "
+          "scope=\"col\">Outcome</th><th "
+          "scope=\"col\">Started</th><th scope=\"col\" class=\"num\">Messages</th><th "
+          "scope=\"col\" "
+          "class=\"num\">Rows</th><th scope=\"col\" class=\"num\">Decode "
+          "errors</th></tr></thead><tbody>";
+      for (element run : runs) {
+        const auto run_id = text_of(run, "run_id");
+        const auto outcome = text_of(run, "status");
+        body += "<tr><td><a href=\"" + esc(base) + "/runs/" + esc(run_id) + "\">" + esc(run_id) +
+                "</a></td><td><span class=\"" + outcome_class(outcome) + "\">" + esc(outcome) +
+                "</span></td><td>" + esc(utc(int_of(run, "started_at_ms").value_or(0))) +
+                "</td><td class=\"num\">" + thousands(int_of(run, "messages").value_or(0)) +
+                "</td><td class=\"num\">" + thousands(int_of(run, "rows_published").value_or(0)) +
+                "</td><td class=\"num\">" + thousands(int_of(run, "decode_errors").value_or(0)) +
+                "</td></tr>";
+      }
+      body += "</tbody></table>";
+    }
+  }
+  return html(200, layout(&caller, "Sync " + id, body, "syncs"));
+}
+
+}  // namespace krow::serve
