@@ -22,6 +22,7 @@
 #include "secrets/credentials.hpp"
 #include "secrets/secret_store.hpp"
 #include "serve/access.hpp"
+#include "serve/child.hpp"
 #include "serve/console.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
@@ -234,6 +235,7 @@ const std::vector<ApiRoute>& api_routes() {
       {"GET", "/api/v1/syncs/{sync}/runs", false, Role::viewer, ""},
       {"GET", "/api/v1/syncs/{sync}/runs/{run}", false, Role::viewer, ""},
       {"GET", "/api/v1/syncs/{sync}/runs/{run}/summary", false, Role::viewer, ""},
+      {"POST", "/api/v1/plans", false, Role::editor, "sync.plan"},
       {"GET", "/api/v1/sources", false, Role::viewer, ""},
       {"POST", "/api/v1/sources", false, Role::editor, "source.connect"},
       {"GET", "/api/v1/users", false, Role::admin, ""},
@@ -515,6 +517,7 @@ struct ApiServer::Handler {
     if (p == "/api/v1/syncs/{sync}/runs/{run}") return run_record(v["sync"], v["run"], false);
     if (p == "/api/v1/syncs/{sync}/runs/{run}/summary")
       return run_record(v["sync"], v["run"], true);
+    if (p == "/api/v1/plans") return plan(req);
     if (p == "/api/v1/sources") return m == "GET" ? list_sources() : connect(req);
     if (p == "/api/v1/users") return m == "GET" ? list_users() : create_user(req);
     if (p == "/api/v1/users/{user}")
@@ -587,6 +590,31 @@ struct ApiServer::Handler {
     } catch (const Error& e) {
       throw error_reply(422, "invalid_schedule", e);
     }
+    const auto manifest = checked_manifest(yaml, must_be_id);
+    HostedSync h{manifest.name, config.api_manifests / (manifest.name + ".yaml"), schedule, true};
+    write_manifest_file(h.manifest, yaml);
+    return h;
+  }
+
+  // Writes `yaml` to `file` whole or not at all (a temporary file renamed).
+  void write_manifest_file(const std::filesystem::path& file, const std::string& yaml) {
+    std::error_code ec;
+    std::filesystem::create_directories(config.api_manifests, ec);
+    const auto temp = file.string() + ".new";
+    {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      out << yaml;
+      if (!out.flush())
+        throw error_reply(500, "cannot_save", "cannot write " + temp,
+                          "check that api_manifests in the service's config is a writable folder");
+    }
+    std::filesystem::rename(temp, file, ec);
+    if (ec)
+      throw error_reply(500, "cannot_save", "cannot write " + file.string() + ": " + ec.message());
+  }
+
+  // A manifest sent to the API, checked as `krow plan` checks one before it reads anything.
+  Manifest checked_manifest(const std::string& yaml, const std::string& must_be_id) {
     // The service's environment is not the sender's: a manifest sent here names a saved
     // source (POST /api/v1/sources) instead of ${VARIABLES}.
     if (yaml.find("${") != std::string::npos)
@@ -617,22 +645,35 @@ struct ApiServer::Handler {
         throw error_reply(422, "invalid_manifest", e);
       }
     }
-    HostedSync h{manifest.name, config.api_manifests / (manifest.name + ".yaml"), schedule, true};
+    return manifest;
+  }
+
+  // What `krow plan` says of a manifest sent to the API: run as the command line runs it, on
+  // a temporary copy beside the API's manifests (relative paths mean the same there).
+  Reply plan(const httplib::Request& req) {
+    const Body body(req.body, {"manifest"});
+    const auto yaml = body.required("manifest");
+    checked_manifest(yaml, "");
+    const auto file = config.api_manifests / (".plan-" + random_secret(9) + ".yaml");
+    write_manifest_file(file, yaml);
+    const auto program = std::filesystem::read_symlink("/proc/self/exe").string();
+    const auto out =
+        run_child({program, "plan", "--format", "md", file.string()}, std::chrono::seconds(120));
     std::error_code ec;
-    std::filesystem::create_directories(config.api_manifests, ec);
-    const auto temp = h.manifest.string() + ".new";
-    {
-      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-      out << yaml;
-      if (!out.flush())
-        throw error_reply(500, "cannot_save", "cannot write " + temp,
-                          "check that api_manifests in the service's config is a writable folder");
+    std::filesystem::remove(file, ec);
+    if (out.timed_out)
+      throw error_reply(504, "plan_timeout", "the plan took longer than 2 minutes",
+                        "check that the cluster and the warehouse answer (krow doctor)");
+    if (out.exit_code != 0) {
+      std::string said = out.output;
+      if (const auto at = said.rfind("krow: error: "); at != std::string::npos)
+        said = said.substr(at + 13);
+      while (!said.empty() && said.back() == '\n') said.pop_back();
+      throw error_reply(422, "plan_failed", said);
     }
-    std::filesystem::rename(temp, h.manifest, ec);
-    if (ec)
-      throw error_reply(500, "cannot_save",
-                        "cannot write " + h.manifest.string() + ": " + ec.message());
-    return h;
+    JsonWriter w;
+    w.begin_object().field("plan", out.output).end_object();
+    return json_reply(200, w.str());
   }
 
   Reply create_sync(const httplib::Request& req, const Caller& caller) {
