@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <sstream>
 
@@ -35,6 +36,7 @@ button{font:inherit;padding:4px 12px;border:1px solid var(--line);border-radius:
 button.danger{color:var(--bad)}details.actions{display:inline-block;position:relative}details.actions summary{cursor:pointer;padding:4px 12px;border:1px solid var(--line);border-radius:6px;list-style:none}
 details.actions[open] .menu{position:absolute;right:0;z-index:1;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px;min-width:220px;display:grid;gap:6px}
 form.inline{display:inline}label{display:block;font-weight:600;margin:8px 0 4px}input[type=text],input[type=password],select,textarea{font:inherit;padding:6px;border:1px solid #8c959f;border-radius:6px;width:100%;max-width:420px}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 pre{background:var(--panel);padding:12px;overflow:auto;border:1px solid var(--line)}.filters a{margin-right:12px}
 )css";
 
@@ -103,8 +105,11 @@ std::string layout(const Caller* who, const std::string& title, const std::strin
       return std::string("<a href=\"") + href + "\"" +
              (section == name ? " aria-current=\"page\"" : "") + ">" + label + "</a>";
     };
-    out += "<header><nav aria-label=\"Main\">" + link("/syncs", "Syncs", "syncs");
-    if (who->role == Role::admin) out += link("/audit", "Audit log", "audit");
+    out += "<header><nav aria-label=\"Main\">" + link("/syncs", "Syncs", "syncs") +
+           link("/sources", "Sources", "sources");
+    if (who->role == Role::admin)
+      out += link("/users", "Users", "users") + link("/tokens", "API tokens", "tokens") +
+             link("/audit", "Audit log", "audit");
     out += "</nav><form method=\"post\" action=\"/sign-out\">" + csrf_field(*who) + "<span>" +
            esc(who->actor) + " <span class=\"muted\">(" + role_name(who->role) +
            ")</span></span><button type=\"submit\">Sign out</button>"
@@ -160,6 +165,36 @@ std::string next_cell(element s) {
   return "<span class=\"muted\">" + esc(text_of(s, "schedule")) + "</span>";
 }
 
+// A JSON object body for the API from form fields (strings).
+std::string json_body(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out = "{";
+  for (const auto& [k, v] : fields) {
+    if (out.size() > 1) out += ",";
+    out += "\"" + k + "\":\"";
+    for (const unsigned char c : v) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    out += "\"";
+  }
+  return out + "}";
+}
+
+std::string role_select(const std::string& id, const std::string& chosen) {
+  std::string out = "<select id=\"" + id + "\" name=\"role\">";
+  for (const char* r : {"viewer", "editor", "admin"})
+    out += std::string("<option") + (chosen == r ? " selected" : "") + ">" + r + "</option>";
+  return out + "</select>";
+}
+
 }  // namespace
 
 std::string html_escape(std::string_view text) {
@@ -192,7 +227,10 @@ std::string html_escape(std::string_view text) {
 std::optional<PageReply> Console::serve(const PageRequest& r) const {
   if (r.path == "/static/console.css") return PageReply{200, kStyle, "text/css", {}};
   const bool page = r.path == "/" || r.path == "/sign-in" || r.path == "/sign-out" ||
-                    r.path == "/audit" || r.path == "/syncs" || r.path.rfind("/syncs/", 0) == 0;
+                    r.path == "/audit" || r.path == "/users" || r.path == "/tokens" ||
+                    r.path == "/sources" || r.path == "/sources/new" ||
+                    r.path.rfind("/users/", 0) == 0 || r.path.rfind("/tokens/", 0) == 0 ||
+                    r.path == "/syncs" || r.path.rfind("/syncs/", 0) == 0;
   if (!page) return std::nullopt;
   const auto field = [&](const char* name) {
     const auto it = r.form.find(name);
@@ -289,6 +327,221 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
               (filter == "all" ? std::string("is hosted yet.") : "is " + esc(filter) + ".") +
               "</p>";
     return html(200, layout(&caller, "Syncs", body, "syncs"));
+  }
+
+  if (r.path == "/users" || r.path.rfind("/users/", 0) == 0) {
+    std::string notice;
+    if (r.method == "POST") {
+      ApiAnswer a;
+      if (r.path == "/users") {
+        a = call("POST", "/api/v1/users",
+                 json_body({{"name", field("name")},
+                            {"role", field("role")},
+                            {"password", field("password")}}));
+      } else {
+        const auto rest = r.path.substr(7);
+        const auto slash = rest.find('/');
+        const auto name = rest.substr(0, slash);
+        const auto what = slash == std::string::npos ? "" : rest.substr(slash + 1);
+        if (!plain_name(name))
+          return html(404, layout(&caller, "No such user", "<p>No such user.</p>"));
+        a = what == "delete"
+                ? call("DELETE", "/api/v1/users/" + name)
+                : call("PUT", "/api/v1/users/" + name, json_body({{"role", field("role")}}));
+      }
+      if (a.status < 300) return redirect("/users");
+      notice = error_notice(a);
+    }
+    const auto a = call("GET", "/api/v1/users");
+    if (a.status != 200) return html(a.status, layout(&caller, "Users", error_notice(a), "users"));
+    std::string body =
+        notice +
+        "<table><thead><tr><th scope=\"col\">User</th><th scope=\"col\">Role</th><th "
+        "scope=\"col\">Created</th><th scope=\"col\">Change</th></tr></thead><tbody>";
+    simdjson::dom::parser parser;
+    array users;
+    if (!parser.parse(a.body).get(users))
+      for (element u : users) {
+        const auto name = text_of(u, "name");
+        const auto id = "role-" + name;
+        body += "<tr><td>" + esc(name) + "</td><td>" + esc(text_of(u, "role")) + "</td><td>" +
+                esc(utc(int_of(u, "created_at_ms").value_or(0))) +
+                "</td><td><form class=\"inline\" method=\"post\" action=\"/users/" + esc(name) +
+                "/role\">" + csrf_field(caller) + "<label class=\"visually-hidden\" for=\"" +
+                esc(id) + "\">Role of " + esc(name) + "</label>" +
+                role_select(esc(id), text_of(u, "role")) +
+                " <button type=\"submit\">Change role</button></form> <form class=\"inline\" "
+                "method=\"post\" action=\"/users/" +
+                esc(name) + "/delete\">" + csrf_field(caller) +
+                "<button class=\"danger\" type=\"submit\">Remove</button></form></td></tr>";
+      }
+    body += "</tbody></table><h2>Add a user</h2><form method=\"post\" action=\"/users\">" +
+            csrf_field(caller) +
+            "<label for=\"name\">User name</label><input type=\"text\" id=\"name\" name=\"name\" "
+            "required "
+            "autocomplete=\"off\"><label for=\"role\">Role</label>" +
+            role_select("role", "viewer") +
+            "<label for=\"password\">Password (12 characters or more)</label><input "
+            "type=\"password\" id=\"password\" "
+            "name=\"password\" required minlength=\"12\" autocomplete=\"new-password\"><p><button "
+            "class=\"primary\" "
+            "type=\"submit\">Add user</button></p></form>";
+    return html(200, layout(&caller, "Users", body, "users"));
+  }
+
+  if (r.path == "/tokens" || r.path.rfind("/tokens/", 0) == 0) {
+    std::string notice;
+    if (r.method == "POST") {
+      if (r.path == "/tokens") {
+        const auto a = call("POST", "/api/v1/tokens",
+                            json_body({{"name", field("name")}, {"role", field("role")}}));
+        if (a.status != 201) {
+          notice = error_notice(a);
+        } else {
+          // Shown once, on this answer only: the page is not cached (Cache-Control: no-store).
+          simdjson::dom::parser parser;
+          element made;
+          std::string token;
+          if (!parser.parse(a.body).get(made)) token = text_of(made, "token");
+          return html(
+              201,
+              layout(&caller, "API token created",
+                     "<div class=\"flash\" role=\"status\"><p>Copy the token now: it is not shown "
+                     "again (only its digest is kept).</p><p><code>" +
+                         esc(token) +
+                         "</code></p></div><p><a href=\"/tokens\">Back to the tokens</a></p>",
+                     "tokens"));
+        }
+      } else {
+        const auto id =
+            r.path.substr(8, r.path.find('/', 8) == std::string::npos ? std::string::npos
+                                                                      : r.path.find('/', 8) - 8);
+        if (!plain_name(id))
+          return html(404, layout(&caller, "No such token", "<p>No such token.</p>"));
+        const auto a = call("DELETE", "/api/v1/tokens/" + id);
+        if (a.status < 300) return redirect("/tokens");
+        notice = error_notice(a);
+      }
+    }
+    const auto a = call("GET", "/api/v1/tokens");
+    if (a.status != 200)
+      return html(a.status, layout(&caller, "API tokens", error_notice(a), "tokens"));
+    std::string body =
+        notice +
+        "<table><thead><tr><th scope=\"col\">Token</th><th scope=\"col\">For</th><th "
+        "scope=\"col\">Role</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th "
+        "scope=\"col\">State</th></tr></thead><tbody>";
+    simdjson::dom::parser parser;
+    array tokens;
+    if (!parser.parse(a.body).get(tokens))
+      for (element t : tokens) {
+        const auto id = text_of(t, "id");
+        const auto used = int_of(t, "last_used_at_ms");
+        const bool revoked = int_of(t, "revoked_at_ms").has_value();
+        body += "<tr><td><code>" + esc(id) + "</code></td><td>" + esc(text_of(t, "name")) +
+                "</td><td>" + esc(text_of(t, "role")) + "</td><td>" +
+                esc(utc(int_of(t, "created_at_ms").value_or(0))) + " by " +
+                esc(text_of(t, "created_by")) + "</td><td>" + (used ? esc(utc(*used)) : "never") +
+                "</td><td>" +
+                (revoked ? std::string("<span class=\"bad\">revoked</span>")
+                         : "<form class=\"inline\" method=\"post\" action=\"/tokens/" + esc(id) +
+                               "/revoke\">" + csrf_field(caller) +
+                               "<button class=\"danger\" type=\"submit\">Revoke</button></form>") +
+                "</td></tr>";
+      }
+    body += "</tbody></table><h2>Create a token</h2><form method=\"post\" action=\"/tokens\">" +
+            csrf_field(caller) +
+            "<label for=\"name\">What it is for</label><input type=\"text\" id=\"name\" "
+            "name=\"name\" required "
+            "maxlength=\"200\"><label for=\"role\">Role</label>" +
+            role_select("role", "viewer") +
+            "<p><button class=\"primary\" type=\"submit\">Create token</button></p></form>";
+    return html(200, layout(&caller, "API tokens", body, "tokens"));
+  }
+
+  if (r.path == "/sources" || r.path == "/sources/new") {
+    std::string notice;
+    if (r.path == "/sources/new") {
+      if (caller.role < Role::editor) return redirect("/sources");
+      std::vector<std::pair<std::string, std::string>> fields = {
+          {"name", field("name")},
+          {"bootstrap_servers", field("bootstrap_servers")},
+          {"security_protocol", field("security_protocol")},
+          {"sasl_mechanism", field("sasl_mechanism")},
+          {"username", field("username")},
+          {"password", field("password")}};
+      if (r.method == "POST") {
+        std::string body = json_body(fields);
+        if (!field("registry_url").empty()) {
+          body.pop_back();
+          body += ",\"registry\":" +
+                  json_body({{"url", field("registry_url")},
+                             {"username", field("registry_username")},
+                             {"password", field("registry_password")}}) +
+                  "}";
+        }
+        const auto a = call("POST", "/api/v1/sources", body);
+        if (a.status < 300) return redirect("/sources?saved=" + field("name"));
+        notice = error_notice(a);
+      }
+      auto input = [&](const char* name, const char* label, const char* type,
+                       const char* extra = "") {
+        // Secrets are never sent back into a page: their fields start empty every time.
+        const bool secret = std::string(type) == "password";
+        return std::string("<label for=\"") + name + "\">" + label + "</label><input type=\"" +
+               type + "\" id=\"" + name + "\" name=\"" + name + "\" " + extra +
+               (secret ? " autocomplete=\"off\"" : " value=\"" + esc(field(name)) + "\"") + ">";
+      };
+      auto select = [&](const char* name, const char* label,
+                        std::initializer_list<const char*> options) {
+        std::string out = std::string("<label for=\"") + name + "\">" + label +
+                          "</label><select id=\"" + name + "\" name=\"" + name + "\">";
+        for (const char* o : options)
+          out += std::string("<option") + (field(name) == o ? " selected" : "") + ">" + o +
+                 "</option>";
+        return out + "</select>";
+      };
+      const std::string form =
+          notice +
+          "<p>The keys are checked against the cluster (and the registry) before anything is "
+          "saved; the "
+          "secrets are stored encrypted and never shown again.</p><form method=\"post\" "
+          "action=\"/sources/new\">" +
+          csrf_field(caller) + input("name", "Name", "text", "required") +
+          input("bootstrap_servers", "Bootstrap servers (host:port)", "text", "required") +
+          select("security_protocol", "Security protocol",
+                 {"SASL_SSL", "SASL_PLAINTEXT", "SSL", "PLAINTEXT"}) +
+          select("sasl_mechanism", "SASL mechanism", {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}) +
+          input("username", "API key", "text") + input("password", "API secret", "password") +
+          "<h2>Schema registry (optional)</h2>" +
+          input("registry_url", "Registry URL (https://...)", "text") +
+          input("registry_username", "Registry API key", "text") +
+          input("registry_password", "Registry API secret", "password") +
+          "<p><button class=\"primary\" type=\"submit\">Check and save</button></p></form>";
+      return html(notice.empty() ? 200 : 422, layout(&caller, "Connect a source", form, "sources"));
+    }
+    const auto a = call("GET", "/api/v1/sources");
+    if (a.status != 200)
+      return html(a.status, layout(&caller, "Sources", error_notice(a), "sources"));
+    std::string body;
+    if (const auto it = r.query.find("saved"); it != r.query.end())
+      body += "<div class=\"flash\" role=\"status\">Source " + esc(it->second) +
+              " checked and saved.</div>";
+    if (caller.role >= Role::editor) body += "<p><a href=\"/sources/new\">Connect a source</a></p>";
+    body +=
+        "<table><thead><tr><th scope=\"col\">Source</th><th scope=\"col\">Bootstrap "
+        "servers</th><th "
+        "scope=\"col\">Cluster</th><th scope=\"col\">Registry</th><th "
+        "scope=\"col\">Saved</th></tr></thead><tbody>";
+    simdjson::dom::parser parser;
+    array sources;
+    if (!parser.parse(a.body).get(sources))
+      for (element s : sources)
+        body += "<tr><td>" + esc(text_of(s, "name")) + "</td><td>" +
+                esc(text_of(s, "bootstrap_servers")) + "</td><td>" + esc(text_of(s, "cluster_id")) +
+                "</td><td>" + esc(text_of(s, "registry_url")) + "</td><td>" +
+                esc(utc(int_of(s, "saved_at_ms").value_or(0))) + "</td></tr>";
+    return html(200, layout(&caller, "Sources", body + "</tbody></table>", "sources"));
   }
 
   if (r.path == "/audit") {
