@@ -35,7 +35,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:
 button{font:inherit;padding:4px 12px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}
 button.danger{color:var(--bad)}details.actions{display:inline-block;position:relative}details.actions summary{cursor:pointer;padding:4px 12px;border:1px solid var(--line);border-radius:6px;list-style:none}
 details.actions[open] .menu{position:absolute;right:0;z-index:1;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px;min-width:220px;display:grid;gap:6px}
-form.inline{display:inline}label{display:block;font-weight:600;margin:8px 0 4px}input[type=text],input[type=password],select,textarea{font:inherit;padding:6px;border:1px solid #8c959f;border-radius:6px;width:100%;max-width:420px}
+form.inline{display:inline}label{display:block;font-weight:600;margin:8px 0 4px}input[type=text],input[type=password],select,textarea{font:inherit;padding:6px;border:1px solid #8c959f;border-radius:6px;width:100%;max-width:640px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 pre{background:var(--panel);padding:12px;overflow:auto;border:1px solid var(--line)}.filters a{margin-right:12px}
 )css";
@@ -195,6 +195,40 @@ std::string role_select(const std::string& id, const std::string& chosen) {
   return out + "</select>";
 }
 
+// A YAML double-quoted scalar of `text` (the form's values go into a manifest as data only).
+std::string yaml_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// The items of a comma- or newline-separated field, trimmed, empty ones left out.
+std::vector<std::string> items_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (const char c : text + ",") {
+    if (c == ',' || c == '\n' || c == '\r') {
+      const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+      if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string html_escape(std::string_view text) {
@@ -294,7 +328,9 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     const auto a = call("GET", "/api/v1/syncs");
     if (a.status != 200) return html(a.status, layout(&caller, "Syncs", error_notice(a), "syncs"));
     const auto filter = r.query.count("status") ? r.query.at("status") : std::string("all");
-    std::string body = "<p class=\"filters\" aria-label=\"Filter by status\">";
+    std::string body;
+    if (caller.role >= Role::editor) body += "<p><a href=\"/syncs/new\">New sync</a></p>";
+    body += "<p class=\"filters\" aria-label=\"Filter by status\">";
     for (const char* f : {"all", "running", "failing", "paused", "stuck", "idle"})
       body += std::string("<a href=\"/syncs?status=") + f + "\"" +
               (filter == f ? " aria-current=\"true\"" : "") + ">" + f + "</a>";
@@ -565,6 +601,141 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
                 esc(text_of(e, "address")) + "</td></tr>";
       }
     return html(200, layout(&caller, "Audit log", body + "</tbody></table>", "audit"));
+  }
+
+  if (r.path == "/syncs/new") {
+    if (caller.role < Role::editor) return redirect("/syncs");
+    std::map<std::string, std::string> v = {{"warehouse_type", "duckdb"},
+                                            {"topics_kind", "names"},
+                                            {"schedule", "every 15m"},
+                                            {"duckdb_path", "warehouse.duckdb"},
+                                            {"schema", "confluent"}};
+    for (const auto& [k, value] : r.form)
+      if (k != "csrf") v[k] = value;
+    // The manifest the fields make (or the one written out in full).
+    auto manifest = [&] {
+      if (!v["yaml"].empty()) return v["yaml"];
+      std::string y = "name: " + yaml_quoted(v["name"]) +
+                      "\nsource:\n  saved: " + yaml_quoted(v["source"]) + "\ntopics:\n  " +
+                      (v["topics_kind"] == "prefixes" ? "prefixes"
+                       : v["topics_kind"] == "globs"  ? "globs"
+                                                      : "names") +
+                      ":\n";
+      for (const auto& t : items_of(v["topics"])) y += "    - " + yaml_quoted(t) + "\n";
+      y += "warehouse:\n  type: " +
+           std::string(v["warehouse_type"] == "postgres"   ? "postgres"
+                       : v["warehouse_type"] == "bigquery" ? "bigquery"
+                                                           : "duckdb") +
+           "\n";
+      if (v["warehouse_type"] == "postgres")
+        y += "  host: " + yaml_quoted(v["pg_host"]) +
+             "\n  database: " + yaml_quoted(v["pg_database"]) +
+             "\n  user: " + yaml_quoted(v["pg_user"]) + "\n";
+      else if (v["warehouse_type"] == "bigquery")
+        y += "  project: " + yaml_quoted(v["bq_project"]) + "\n";
+      else
+        y += "  path: " + yaml_quoted(v["duckdb_path"]) + "\n";
+      if (!v["schema"].empty()) y += "  schema: " + yaml_quoted(v["schema"]) + "\n";
+      return y;
+    };
+    std::string notice, plan;
+    if (r.method == "POST" && v["yaml"].empty() &&
+        (v["source"].empty() || items_of(v["topics"]).empty())) {
+      notice =
+          "<div class=\"error\" role=\"alert\"><p>Choose a source and name at least one topic (or "
+          "write the "
+          "whole manifest).</p><p class=\"muted\">No source yet? Connect one under Sources "
+          "first.</p></div>";
+    } else if (r.method == "POST") {
+      const auto yaml = manifest();
+      if (v["step"] == "create") {
+        const auto a = call("POST", "/api/v1/syncs",
+                            json_body({{"manifest", yaml}, {"schedule", v["schedule"]}}));
+        if (a.status == 201) {
+          simdjson::dom::parser parser;
+          element made;
+          if (!parser.parse(a.body).get(made)) return redirect("/syncs/" + text_of(made, "id"));
+        }
+        notice = error_notice(a);
+      } else {
+        const auto a = call("POST", "/api/v1/plans", json_body({{"manifest", yaml}}));
+        simdjson::dom::parser parser;
+        element answered;
+        if (a.status == 200 && !parser.parse(a.body).get(answered))
+          plan =
+              "<h2>The plan</h2><p>What the first run would do, as <code>krow plan</code> says "
+              "it:</p><pre>" +
+              esc(text_of(answered, "plan")) +
+              "</pre><form method=\"post\" action=\"/syncs/new\">" + csrf_field(caller);
+        else
+          notice = error_notice(a);
+        if (!plan.empty()) {
+          for (const auto& [k, value] : v)
+            if (k != "step")
+              plan +=
+                  "<input type=\"hidden\" name=\"" + esc(k) + "\" value=\"" + esc(value) + "\">";
+          plan +=
+              "<input type=\"hidden\" name=\"step\" value=\"create\"><p><button class=\"primary\" "
+              "type=\"submit\">Create the sync</button></p></form>";
+        }
+      }
+    }
+    std::string sources = "<option value=\"\">(choose)</option>";
+    {
+      const auto a = call("GET", "/api/v1/sources");
+      simdjson::dom::parser parser;
+      array list;
+      if (a.status == 200 && !parser.parse(a.body).get(list))
+        for (element s : list) {
+          const auto name = text_of(s, "name");
+          sources += "<option" + std::string(v["source"] == name ? " selected" : "") + ">" +
+                     esc(name) + "</option>";
+        }
+    }
+    auto text_input = [&](const char* name, const char* label, const char* extra = "") {
+      return std::string("<label for=\"") + name + "\">" + label +
+             "</label><input type=\"text\" id=\"" + name + "\" name=\"" + name + "\" value=\"" +
+             esc(v[name]) + "\" " + extra + ">";
+    };
+    auto choice = [&](const char* name, const char* label,
+                      std::initializer_list<std::pair<const char*, const char*>> options) {
+      std::string out = std::string("<label for=\"") + name + "\">" + label +
+                        "</label><select id=\"" + name + "\" name=\"" + name + "\">";
+      for (const auto& [value, text] : options)
+        out += std::string("<option value=\"") + value + "\"" +
+               (v[name] == value ? " selected" : "") + ">" + text + "</option>";
+      return out + "</select>";
+    };
+    const std::string form =
+        notice + plan + "<h2>" + (plan.empty() ? "The sync" : "Change it") +
+        "</h2><form method=\"post\" action=\"/syncs/new\">" + csrf_field(caller) +
+        text_input("name", "Sync ID (letters, digits, . _ -)", "required") +
+        "<label for=\"source\">Source (connected under Sources)</label><select id=\"source\" "
+        "name=\"source\">" +
+        sources + "</select>" +
+        choice("topics_kind", "Topics by",
+               {{"names", "names"}, {"prefixes", "prefixes"}, {"globs", "patterns (*, ?)"}}) +
+        "<label for=\"topics\">Topics (comma or line separated)</label><textarea id=\"topics\" "
+        "name=\"topics\" rows=\"3\">" +
+        esc(v["topics"]) + "</textarea>" +
+        choice("warehouse_type", "Warehouse",
+               {{"duckdb", "DuckDB file"}, {"postgres", "PostgreSQL"}, {"bigquery", "BigQuery"}}) +
+        text_input("duckdb_path", "DuckDB file (relative to the service's API manifests folder)") +
+        text_input("pg_host", "PostgreSQL host") +
+        text_input("pg_database", "PostgreSQL database") +
+        text_input("pg_user", "PostgreSQL user") + text_input("bq_project", "BigQuery project") +
+        text_input("schema", "Schema (BigQuery: dataset)") +
+        text_input("schedule", "Schedule (manual, continuous, every 15m, cron 0 */6 * * *)",
+                   "required") +
+        "<details><summary>Or write the whole manifest (YAML)</summary><label "
+        "for=\"yaml\">Manifest</label>"
+        "<textarea id=\"yaml\" name=\"yaml\" rows=\"12\" cols=\"80\">" +
+        esc(v["yaml"]) +
+        "</textarea></details>"
+        "<input type=\"hidden\" name=\"step\" value=\"plan\"><p><button class=\"primary\" "
+        "type=\"submit\">Show the plan"
+        "</button></p></form>";
+    return html(notice.empty() ? 200 : 422, layout(&caller, "New sync", form, "syncs"));
   }
 
   // /syncs/ID[/run|/resync|/pause|/resume|/runs/RUN]
