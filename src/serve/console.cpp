@@ -894,7 +894,10 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
       body += "</tbody></table>";
     }
     array runs;
-    if (!st["runs"].get(runs)) {
+    const bool have_runs = !st["runs"].get(runs);
+    if (have_runs && runs.size() == 0) {
+      body += "<h2>Recent runs</h2><p class=\"muted\">No run yet.</p>";
+    } else if (have_runs) {
       body +=
           "<h2>Recent runs</h2><table><thead><tr><th scope=\"col\">Run</th><th "
           "scope=\"col\">Outcome</th><th "

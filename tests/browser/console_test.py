@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""The console of `krow serve` (docs/console.md) in headless Chromium (Debian's chromium and
+chromium-driver, driven by Selenium), against a real broker and a DuckDB warehouse: sign-in
+as each role, what each role is offered, forged and CSRF-less posts refused, cookie flags,
+sign-out. A screenshot of every page visited goes to $KROW_BROWSER_ARTIFACTS.
+
+Environment: KROW_BINARY (the krow to test), KROW_TEST_BOOTSTRAP (a PLAINTEXT broker),
+KROW_BROWSER_ARTIFACTS (where screenshots go; default ./browser-artifacts).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.parse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+KROW = os.environ.get("KROW_BINARY", "build/ci/src/krow")
+BOOTSTRAP = os.environ.get("KROW_TEST_BOOTSTRAP", "127.0.0.1:9092")
+ARTIFACTS = pathlib.Path(os.environ.get("KROW_BROWSER_ARTIFACTS", "browser-artifacts"))
+PASSWORDS = {"admin": "admin-pass-3k4j5h6g", "editor": "editor-pass-9z8x7c6v", "viewer": "viewer-pass-1q2w3e4r"}
+
+
+class Console(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.work = pathlib.Path(tempfile.mkdtemp(prefix="krow-browser-"))
+        cls.sync_id = "browser" + str(os.getpid())
+        manifest = cls.work / "sync.yaml"
+        manifest.write_text(f"name: {cls.sync_id}\nsource:\n  bootstrap_servers: {BOOTSTRAP}\n"
+                            f"topics:\n  names: [\"krow-browser-none\"]\nwarehouse:\n  path: warehouse.duckdb\n")
+        config = cls.work / "server.yaml"
+        config.write_text(f"listen: 127.0.0.1:0\nstate: serve.db\nsyncs:\n  - manifest: {manifest}\n"
+                          f"    schedule: manual\n")
+        for role, password in PASSWORDS.items():
+            subprocess.run([KROW, "serve", "add-user", role, "--role", role, "--config", str(config)],
+                           input=password + "\n", text=True, check=True, capture_output=True)
+        cls.err = cls.work / "serve.err"
+        with cls.err.open("w") as err:
+            cls.serve = subprocess.Popen([KROW, "serve", "--config", str(config)], stdout=subprocess.DEVNULL,
+                                         stderr=err, env={**os.environ, "KROW_HOME": str(cls.work / "home")})
+        deadline = time.time() + 30
+        cls.port = 0
+        while time.time() < deadline and not cls.port:
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", cls.err.read_text())
+            cls.port = int(m.group(1)) if m else 0
+            time.sleep(0.1)
+        if not cls.port:
+            cls.serve.kill()
+            raise RuntimeError("krow serve did not start: " + cls.err.read_text())
+        cls.base = f"http://127.0.0.1:{cls.port}"
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
+            options.add_argument(arg)
+        cls.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.driver.quit()
+        cls.serve.send_signal(signal.SIGTERM)
+        try:
+            cls.serve.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            cls.serve.kill()
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def shot(self, name: str) -> None:
+        self.driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+    def sign_in(self, role: str) -> None:
+        d = self.driver
+        d.delete_all_cookies()
+        d.get(self.base + "/sign-in")
+        d.find_element(By.ID, "name").send_keys(role)
+        d.find_element(By.ID, "password").send_keys(PASSWORDS[role])
+        d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.assertTrue(d.current_url.endswith("/syncs"), d.current_url)
+
+    def test_each_role_is_offered_what_it_may_do_and_the_api_refuses_the_rest(self) -> None:
+        d = self.driver
+        d.get(self.base + "/sign-in")
+        self.shot("sign-in")
+        for role in ("viewer", "editor", "admin"):
+            self.sign_in(role)
+            self.shot(f"syncs-{role}")
+            nav = d.find_element(By.CSS_SELECTOR, "header nav").text
+            self.assertEqual("Users" in nav, role == "admin", nav)
+            self.assertEqual("New sync" in d.page_source, role != "viewer")
+            d.get(f"{self.base}/syncs/{self.sync_id}")
+            self.shot(f"sync-{role}")
+            self.assertEqual(len(d.find_elements(By.CSS_SELECTOR, "details.actions")), 1 if role == "admin" else 0,
+                             role)
+            # A viewer's forged post, with the session's own CSRF token: the API refuses it.
+            if role == "viewer":
+                csrf = d.find_element(By.CSS_SELECTOR, "input[name=csrf]").get_attribute("value")
+                cookie = d.get_cookie("krow_session")["value"]
+                status, body = self.post(f"/syncs/{self.sync_id}/run", {"csrf": csrf}, cookie)
+                self.assertEqual(status, 403, body)
+
+    def test_a_form_without_its_csrf_token_is_refused_and_cookies_carry_their_flags(self) -> None:
+        self.sign_in("admin")
+        cookie = self.driver.get_cookie("krow_session")
+        self.assertTrue(cookie["httpOnly"])
+        self.assertEqual(cookie["sameSite"], "Strict")
+        status, body = self.post(f"/syncs/{self.sync_id}/pause", {}, cookie["value"])
+        self.assertEqual(status, 403)
+        self.assertIn("CSRF", body)
+        status, _ = self.post(f"/syncs/{self.sync_id}/pause", {"csrf": "forged"}, cookie["value"])
+        self.assertEqual(status, 403)
+        # Signing out ends the session: its cookie no longer opens a page.
+        self.driver.find_element(By.CSS_SELECTOR, "header form button").click()
+        self.assertTrue(self.driver.current_url.endswith("/sign-in"))
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        conn.request("GET", "/syncs", headers={"Cookie": "krow_session=" + cookie["value"]})
+        answer = conn.getresponse()
+        conn.close()
+        self.assertEqual(answer.status, 303)
+        self.assertEqual(answer.getheader("Location"), "/sign-in")
+
+    def test_no_password_in_any_page_source(self) -> None:
+        self.sign_in("admin")
+        for path in ("/syncs", f"/syncs/{self.sync_id}", "/users", "/tokens", "/sources", "/audit", "/syncs/new"):
+            self.driver.get(self.base + path)
+            self.shot(path.strip("/").replace("/", "-") or "root")
+            for password in PASSWORDS.values():
+                self.assertNotIn(password, self.driver.page_source, path)
+
+    def post(self, path: str, form: dict, cookie: str) -> tuple[int, str]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn.request("POST", path, body=urllib.parse.urlencode(form),
+                     headers={"Cookie": "krow_session=" + cookie,
+                              "Content-Type": "application/x-www-form-urlencoded"})
+        answer = conn.getresponse()
+        try:
+            return answer.status, answer.read().decode()
+        finally:
+            conn.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
