@@ -25,6 +25,7 @@ import urllib.parse
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 KROW = os.environ.get("KROW_BINARY", "build/ci/src/krow")
 BOOTSTRAP = os.environ.get("KROW_TEST_BOOTSTRAP", "127.0.0.1:9092")
@@ -87,7 +88,12 @@ class Console(unittest.TestCase):
         d.find_element(By.ID, "name").send_keys(role)
         d.find_element(By.ID, "password").send_keys(PASSWORDS[role])
         d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        self.assertTrue(d.current_url.endswith("/syncs"), d.current_url)
+        self.wait_for_url("/syncs")
+
+    def wait_for_url(self, ending: str) -> None:
+        """Until the browser has followed the answer to a page whose URL ends with `ending`."""
+        WebDriverWait(self.driver, 15).until(lambda d: d.current_url.endswith(ending) and
+                                             d.execute_script("return document.readyState") == "complete")
 
     def test_each_role_is_offered_what_it_may_do_and_the_api_refuses_the_rest(self) -> None:
         d = self.driver
@@ -122,7 +128,7 @@ class Console(unittest.TestCase):
         self.assertEqual(status, 403)
         # Signing out ends the session: its cookie no longer opens a page.
         self.driver.find_element(By.CSS_SELECTOR, "header form button").click()
-        self.assertTrue(self.driver.current_url.endswith("/sign-in"))
+        self.wait_for_url("/sign-in")
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         conn.request("GET", "/syncs", headers={"Cookie": "krow_session=" + cookie["value"]})
         answer = conn.getresponse()
