@@ -144,6 +144,33 @@ class Console(unittest.TestCase):
             for password in PASSWORDS.values():
                 self.assertNotIn(password, self.driver.page_source, path)
 
+    def test_a_hostile_name_shows_as_text_and_runs_nothing(self) -> None:
+        self.sign_in("admin")
+        d = self.driver
+        d.get(self.base + "/tokens")
+        hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+        d.find_element(By.ID, "name").send_keys(hostile)
+        d.find_element(By.CSS_SELECTOR, "form[action='/tokens'] button").click()
+        self.wait_for_url("/tokens")
+        token = d.find_element(By.CSS_SELECTOR, ".flash code").text
+        self.assertTrue(token.startswith("krow_"), token)
+        d.get(self.base + "/tokens")
+        self.shot("tokens-hostile")
+        self.assertIn(hostile, d.find_element(By.CSS_SELECTOR, "table").text)  # shown as text
+        self.assertEqual(d.find_elements(By.CSS_SELECTOR, "table script, table img"), [])
+        self.assertEqual(d.execute_script("return typeof window.__krowAlerted"), "undefined")
+        # No script ran: an alert would be open now.
+        self.assertEqual(len(d.window_handles), 1)
+        try:
+            d.switch_to.alert.text
+            self.fail("an alert is open: the name ran as a script")
+        except Exception as e:  # noqa: BLE001 (NoAlertPresentException)
+            self.assertIn("NoAlertPresent", type(e).__name__)
+        # Once created, the token is shown nowhere: not on the list, not in the audit log.
+        for path in ("/tokens", "/audit"):
+            d.get(self.base + path)
+            self.assertNotIn(token[16:], d.page_source, path)
+
     def post(self, path: str, form: dict, cookie: str) -> tuple[int, str]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         conn.request("POST", path, body=urllib.parse.urlencode(form),
