@@ -317,11 +317,13 @@ struct ApiServer::Handler {
     try {
       if (auto page = console_page(req)) {
         reply = std::move(*page);
-        // Pages load the console's stylesheet and post their forms here; nothing else.
+        // Pages load the console's stylesheet and script, fetch themselves and post their forms
+        // here; nothing else.
         res.headers.erase("Content-Security-Policy");
-        res.set_header("Content-Security-Policy",
-                       "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-                       "frame-ancestors 'none'; base-uri 'none'");
+        res.set_header(
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; "
+            "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
       } else {
         reply = dispatch(req);
       }

@@ -34,11 +34,37 @@ th{background:var(--panel);font-weight:600}td.num,th.num{text-align:right;font-v
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:8px 0}dl.facts dt{font-weight:600;color:var(--muted)}dl.facts dd{margin:0}
 button{font:inherit;padding:4px 12px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}
 button.danger{color:var(--bad)}details.actions{display:inline-block;position:relative}details.actions summary{cursor:pointer;padding:4px 12px;border:1px solid var(--line);border-radius:6px;list-style:none}
-details.actions[open] .menu{position:absolute;right:0;z-index:1;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px;min-width:220px;display:grid;gap:6px}
+details.actions[open] .menu{position:absolute;left:0;z-index:1;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px;min-width:220px;display:grid;gap:6px}
 form.inline{display:inline}label{display:block;font-weight:600;margin:8px 0 4px}input[type=text],input[type=password],select,textarea{font:inherit;padding:6px;border:1px solid #8c959f;border-radius:6px;width:100%;max-width:640px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 pre{background:var(--panel);padding:12px;overflow:auto;border:1px solid var(--line)}.filters a{margin-right:12px}
 )css";
+
+// The console's only script: a page whose <main> has data-refresh="SECONDS" fetches itself
+// again that often and replaces its <main> (not while a menu is open or a form has the focus).
+const char* const kScript = R"js((function () {
+  "use strict";
+  var main = document.querySelector("main[data-refresh]");
+  if (!main) return;
+  var every = Math.max(2, Number(main.getAttribute("data-refresh"))) * 1000;
+  function busy() {
+    var focused = document.activeElement;
+    return document.querySelector("details[open]") || (focused && focused.closest && focused.closest("form"));
+  }
+  function refresh() {
+    if (document.hidden || busy()) return;
+    fetch(location.href, {credentials: "same-origin"}).then(function (answer) {
+      if (!answer.ok || answer.redirected) return null;
+      return answer.text();
+    }).then(function (text) {
+      if (!text || busy()) return;
+      var fresh = new DOMParser().parseFromString(text, "text/html").querySelector("main");
+      if (fresh) main.innerHTML = fresh.innerHTML;
+    }).catch(function () {});
+  }
+  setInterval(refresh, every);
+})();
+)js";
 
 std::string esc(std::string_view text) {
   return html_escape(text);
@@ -92,7 +118,7 @@ PageReply redirect(const std::string& to,
 
 // The page around `body`: its title, the navigation a role may use, the signed-in user.
 std::string layout(const Caller* who, const std::string& title, const std::string& body,
-                   const std::string& section = "") {
+                   const std::string& section = "", int refresh_s = 0) {
   std::string out =
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -115,7 +141,11 @@ std::string layout(const Caller* who, const std::string& title, const std::strin
            ")</span></span><button type=\"submit\">Sign out</button>"
            "</form></header>";
   }
-  return out + "<main id=\"main\"><h1>" + esc(title) + "</h1>" + body + "</main></body></html>\n";
+  // A page of figures that change (runs, positions, lag) refreshes them in place.
+  const std::string refresh =
+      refresh_s > 0 ? " data-refresh=\"" + std::to_string(refresh_s) + "\"" : "";
+  return out + "<main id=\"main\"" + refresh + "><h1>" + esc(title) + "</h1>" + body +
+         "</main><script src=\"/static/console.js\" defer></script></body></html>\n";
 }
 
 // An answer of the API that is an error: its message and fix as a page's notice.
@@ -260,9 +290,10 @@ std::string html_escape(std::string_view text) {
 
 std::optional<PageReply> Console::serve(const PageRequest& r) const {
   if (r.path == "/static/console.css") return PageReply{200, kStyle, "text/css", {}};
-  const bool page = r.path == "/" || r.path == "/sign-in" || r.path == "/sign-out" ||
-                    r.path == "/audit" || r.path == "/users" || r.path == "/tokens" ||
-                    r.path == "/sources" || r.path == "/sources/new" ||
+  if (r.path == "/static/console.js") return PageReply{200, kScript, "text/javascript", {}};
+  const bool page = r.path == "/static/console.js" || r.path == "/" || r.path == "/sign-in" ||
+                    r.path == "/sign-out" || r.path == "/audit" || r.path == "/users" ||
+                    r.path == "/tokens" || r.path == "/sources" || r.path == "/sources/new" ||
                     r.path.rfind("/users/", 0) == 0 || r.path.rfind("/tokens/", 0) == 0 ||
                     r.path == "/syncs" || r.path.rfind("/syncs/", 0) == 0;
   if (!page) return std::nullopt;
@@ -362,7 +393,7 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
       body += "<p class=\"muted\">No sync " +
               (filter == "all" ? std::string("is hosted yet.") : "is " + esc(filter) + ".") +
               "</p>";
-    return html(200, layout(&caller, "Syncs", body, "syncs"));
+    return html(200, layout(&caller, "Syncs", body, "syncs", 10));
   }
 
   if (r.path == "/users" || r.path.rfind("/users/", 0) == 0) {
@@ -919,7 +950,7 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
       body += "</tbody></table>";
     }
   }
-  return html(200, layout(&caller, "Sync " + id, body, "syncs"));
+  return html(200, layout(&caller, "Sync " + id, body, "syncs", 5));
 }
 
 }  // namespace krow::serve

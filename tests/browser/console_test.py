@@ -28,6 +28,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 KROW = os.environ.get("KROW_BINARY", "build/ci/src/krow")
+PRODUCE = os.environ.get("KROW_PRODUCE", "build/ci/bench/bench-produce")
 BOOTSTRAP = os.environ.get("KROW_TEST_BOOTSTRAP", "127.0.0.1:9092")
 ARTIFACTS = pathlib.Path(os.environ.get("KROW_BROWSER_ARTIFACTS", "browser-artifacts"))
 PASSWORDS = {"admin": "admin-pass-3k4j5h6g", "editor": "editor-pass-9z8x7c6v", "viewer": "viewer-pass-1q2w3e4r"}
@@ -38,9 +39,11 @@ class Console(unittest.TestCase):
     def setUpClass(cls) -> None:
         cls.work = pathlib.Path(tempfile.mkdtemp(prefix="krow-browser-"))
         cls.sync_id = "browser" + str(os.getpid())
+        cls.topic = f"krow-browser-{os.getpid()}-{int(time.time())}"
+        cls.produce(300)
         manifest = cls.work / "sync.yaml"
         manifest.write_text(f"name: {cls.sync_id}\nsource:\n  bootstrap_servers: {BOOTSTRAP}\n"
-                            f"topics:\n  names: [\"krow-browser-none\"]\nwarehouse:\n  path: warehouse.duckdb\n")
+                            f"topics:\n  names: [\"{cls.topic}\"]\nwarehouse:\n  path: warehouse.duckdb\n")
         config = cls.work / "server.yaml"
         config.write_text(f"listen: 127.0.0.1:0\nstate: serve.db\nsyncs:\n  - manifest: {manifest}\n"
                           f"    schedule: manual\n")
@@ -67,6 +70,10 @@ class Console(unittest.TestCase):
             options.add_argument(arg)
         cls.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def produce(cls, count: int) -> None:
+        subprocess.run([PRODUCE, BOOTSTRAP, cls.topic, str(count), "3"], check=True, capture_output=True)
 
     @classmethod
     def tearDownClass(cls) -> None:
@@ -170,6 +177,48 @@ class Console(unittest.TestCase):
         for path in ("/tokens", "/audit"):
             d.get(self.base + path)
             self.assertNotIn(token[16:], d.page_source, path)
+
+    def wait_for_text(self, css: str, text: str, seconds: int = 60) -> None:
+        """Until the element `css` says `text`, the page refreshing itself (no reload here)."""
+        WebDriverWait(self.driver, seconds, poll_frequency=0.5).until(
+            lambda d: any(text in e.text for e in d.find_elements(By.CSS_SELECTOR, css)))
+
+    def test_an_admin_runs_the_sync_and_watches_its_lag_then_resyncs_pauses_and_resumes(self) -> None:
+        self.sign_in("admin")
+        d = self.driver
+        d.get(f"{self.base}/syncs/{self.sync_id}")
+        d.find_element(By.CSS_SELECTOR, "details.actions summary").click()
+        self.shot("sync-actions-open")
+        d.find_element(By.XPATH, "//button[normalize-space()='Run now']").click()
+        self.wait_for_url("?done=run")
+        self.assertIn("A run has started", d.find_element(By.CSS_SELECTOR, ".flash").text)
+        # The page refreshes itself: positions appear, and the lag is nothing once the run ends.
+        self.wait_for_text("main", "3 partitions, total lag 0 messages")
+        self.wait_for_text("main", "success")
+        self.shot("sync-after-run")
+        # New messages: the lag grows on the page, by what was produced.
+        self.produce(120)
+        self.wait_for_text("main", "total lag 120 messages")
+        self.shot("sync-lagging")
+        # A full resync says what it does before it is done.
+        d.find_element(By.CSS_SELECTOR, "details.actions summary").click()
+        d.find_element(By.LINK_TEXT, "Full resync…").click()
+        self.wait_for_url("/resync")
+        self.assertIn("never removes rows", d.find_element(By.TAG_NAME, "main").text)
+        self.shot("sync-resync-confirm")
+        d.find_element(By.XPATH, "//button[normalize-space()='Start the full resync']").click()
+        self.wait_for_url("?done=resync")
+        self.wait_for_text("main", "total lag 0 messages")
+        # Pause, then resume.
+        WebDriverWait(d, 60).until(lambda d: "running" not in d.find_element(By.CSS_SELECTOR, "dl.facts").text)
+        d.find_element(By.CSS_SELECTOR, "details.actions summary").click()
+        d.find_element(By.XPATH, "//button[normalize-space()='Pause']").click()
+        self.wait_for_url("?done=pause")
+        self.assertIn("paused", d.find_element(By.CSS_SELECTOR, "dl.facts").text)
+        d.find_element(By.CSS_SELECTOR, "details.actions summary").click()
+        d.find_element(By.XPATH, "//button[normalize-space()='Resume']").click()
+        self.wait_for_url("?done=resume")
+        self.assertNotIn("paused", d.find_element(By.CSS_SELECTOR, "dl.facts").text)
 
     def post(self, path: str, form: dict, cookie: str) -> tuple[int, str]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
