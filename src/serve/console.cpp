@@ -536,7 +536,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
           {"security_protocol", field("security_protocol")},
           {"sasl_mechanism", field("sasl_mechanism")},
           {"username", field("username")},
-          {"password", field("password")}};
+          {"password", field("password")},
+          {"ca_file", field("ca_file")}};
       if (r.method == "POST") {
         std::string body = json_body(fields);
         if (!field("registry_url").empty()) {
@@ -580,6 +581,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
                  {"SASL_SSL", "SASL_PLAINTEXT", "SSL", "PLAINTEXT"}) +
           select("sasl_mechanism", "SASL mechanism", {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}) +
           input("username", "API key", "text") + input("password", "API secret", "password") +
+          input("ca_file", "CA bundle file on the service's machine (PEM; empty: the system's CAs)",
+                "text") +
           "<h2>Schema registry (optional)</h2>" +
           input("registry_url", "Registry URL (https://...)", "text") +
           input("registry_username", "Registry API key", "text") +

@@ -30,6 +30,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 KROW = os.environ.get("KROW_BINARY", "build/ci/src/krow")
 PRODUCE = os.environ.get("KROW_PRODUCE", "build/ci/bench/bench-produce")
 BOOTSTRAP = os.environ.get("KROW_TEST_BOOTSTRAP", "127.0.0.1:9092")
+# The broker's SASL_SSL listener, shaped like Confluent Cloud (scripts/kafka.sh): its CA and keys.
+SASL_BOOTSTRAP = os.environ.get("KROW_TEST_SASL_BOOTSTRAP", "127.0.0.1:9093")
+SERVICES = pathlib.Path(os.environ.get("KROW_SERVICES_DIR", pathlib.Path(__file__).resolve().parents[2] / ".services"))
+KAFKA_CA = SERVICES / "kafka" / "tls" / "ca.pem"
 ARTIFACTS = pathlib.Path(os.environ.get("KROW_BROWSER_ARTIFACTS", "browser-artifacts"))
 PASSWORDS = {"admin": "admin-pass-3k4j5h6g", "editor": "editor-pass-9z8x7c6v", "viewer": "viewer-pass-1q2w3e4r"}
 
@@ -219,6 +223,52 @@ class Console(unittest.TestCase):
         d.find_element(By.XPATH, "//button[normalize-space()='Resume']").click()
         self.wait_for_url("?done=resume")
         self.assertNotIn("paused", d.find_element(By.CSS_SELECTOR, "dl.facts").text)
+
+    def fill(self, fields: dict) -> None:
+        for name, value in fields.items():
+            element = self.driver.find_element(By.ID, name)
+            if element.tag_name == "select":
+                element.find_element(By.XPATH, f".//option[normalize-space()='{value}']").click()
+            else:
+                element.clear()
+                element.send_keys(value)
+
+    def test_an_editor_connects_a_source_and_creates_a_sync_after_seeing_its_plan(self) -> None:
+        self.sign_in("editor")
+        d = self.driver
+        d.get(self.base + "/sources")
+        d.find_element(By.LINK_TEXT, "Connect a source").click()
+        self.wait_for_url("/sources/new")
+        source = {"name": "cloud", "bootstrap_servers": SASL_BOOTSTRAP, "security_protocol": "SASL_SSL",
+                  "sasl_mechanism": "PLAIN", "username": "admin", "password": "not-the-secret",
+                  "ca_file": str(KAFKA_CA)}
+        self.fill(source)
+        d.find_element(By.XPATH, "//button[normalize-space()='Check and save']").click()
+        WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".error"))
+        self.shot("sources-new-refused")
+        error = d.find_element(By.CSS_SELECTOR, ".error").text
+        self.assertRegex(error.lower(), "authenticat|sasl|credential", error)
+        self.assertEqual(d.find_element(By.ID, "password").get_attribute("value"), "")  # never sent back
+        self.assertNotIn("not-the-secret", d.page_source)
+        self.fill({"password": "admin-secret"})
+        d.find_element(By.XPATH, "//button[normalize-space()='Check and save']").click()
+        self.wait_for_url("/sources?saved=cloud")
+        self.assertIn("cloud", d.find_element(By.CSS_SELECTOR, "table").text)
+        self.assertNotIn("admin-secret", d.page_source)
+
+        d.get(self.base + "/syncs/new")
+        self.fill({"name": "from-the-console", "source": "cloud", "topics": self.topic,
+                   "duckdb_path": str(self.work / "console.duckdb"), "schedule": "manual"})
+        d.find_element(By.XPATH, "//button[normalize-space()='Show the plan']").click()
+        WebDriverWait(d, 120).until(lambda d: d.find_elements(By.CSS_SELECTOR, "pre") or
+                                    d.find_elements(By.CSS_SELECTOR, ".error"))
+        self.shot("syncs-new-plan")
+        self.assertEqual(d.find_elements(By.CSS_SELECTOR, ".error"), [], d.find_element(By.TAG_NAME, "main").text)
+        self.assertIn(self.topic, d.find_element(By.CSS_SELECTOR, "pre").text)
+        d.find_element(By.XPATH, "//button[normalize-space()='Create the sync']").click()
+        self.wait_for_url("/syncs/from-the-console")
+        self.shot("sync-created")
+        self.assertEqual(d.find_elements(By.CSS_SELECTOR, "details.actions"), [])  # an editor starts nothing
 
     def post(self, path: str, form: dict, cookie: str) -> tuple[int, str]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
