@@ -583,7 +583,8 @@ struct ApiServer::Handler {
   }
 
   // A manifest sent to the API, checked as `krow plan` checks one, and its schedule.
-  HostedSync checked_sync(const Body& body, const std::string& must_be_id) {
+  // `must_be_new`: its ID is checked to be free before anything is written.
+  HostedSync checked_sync(const Body& body, const std::string& must_be_id, bool must_be_new = false) {
     const auto yaml = body.required("manifest");
     const auto schedule_text = body.text("schedule").value_or("manual");
     Schedule schedule = Schedule::parse("manual", "schedule");
@@ -593,6 +594,9 @@ struct ApiServer::Handler {
       throw error_reply(422, "invalid_schedule", e);
     }
     const auto manifest = checked_manifest(yaml, must_be_id);
+    if (must_be_new && scheduler.status(manifest.name))
+      throw error_reply(409, "sync_exists", "a sync '" + manifest.name + "' is hosted already",
+                        "change it with PUT /api/v1/syncs/" + manifest.name + ", or give the manifest another name");
     HostedSync h{manifest.name, config.api_manifests / (manifest.name + ".yaml"), schedule, true};
     write_manifest_file(h.manifest, yaml);
     return h;
@@ -680,21 +684,7 @@ struct ApiServer::Handler {
 
   Reply create_sync(const httplib::Request& req, const Caller& caller) {
     const Body body(req.body, {"manifest", "schedule"});
-    // Checked before anything is written: the ID must be free.
-    {
-      Manifest peek;
-      try {
-        peek = parse_manifest(body.required("manifest"), config.api_manifests / "new.yaml",
-                              [](const char*) -> const char* { return nullptr; });
-      } catch (const Error&) {
-        // checked_sync says why
-      }
-      if (!peek.name.empty() && scheduler.status(peek.name))
-        throw error_reply(409, "sync_exists", "a sync '" + peek.name + "' is hosted already",
-                          "change it with PUT /api/v1/syncs/" + peek.name +
-                              ", or give the manifest another name");
-    }
-    const auto h = checked_sync(body, "");
+    const auto h = checked_sync(body, "", /*must_be_new=*/true);
     if (!scheduler.add(h))
       throw error_reply(409, "sync_exists", "a sync '" + h.id + "' is hosted already",
                         "change it with PUT /api/v1/syncs/" + h.id);
