@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -24,6 +25,7 @@
 #include "serve/access.hpp"
 #include "serve/child.hpp"
 #include "serve/console.hpp"
+#include "serve/manifest_secrets.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 
@@ -127,13 +129,15 @@ std::string member_text(simdjson::dom::object o, const char* key) {
   return std::string(v);
 }
 
-void write_time(JsonWriter& w, const char* key, std::optional<int64_t> ms) {
+void write_number(JsonWriter& w, const char* key, std::optional<int64_t> n) {
   w.key(key);
-  if (ms)
-    w.value(*ms);
+  if (n)
+    w.value(*n);
   else
     w.null();
 }
+
+void write_time(JsonWriter& w, const char* key, std::optional<int64_t> ms) { write_number(w, key, ms); }
 
 void write_run(JsonWriter& w, const ServedRun& r) {
   w.begin_object().field("trigger", r.trigger).field("started_at_ms", r.started_ms);
@@ -147,7 +151,8 @@ void write_run(JsonWriter& w, const ServedRun& r) {
   w.field("message", r.message).end_object();
 }
 
-void write_sync(JsonWriter& w, const SyncStatusView& s) {
+// `more` writes more members into the sync's object.
+void write_sync(JsonWriter& w, const SyncStatusView& s, const std::function<void()>& more = {}) {
   w.begin_object().field("id", s.id).field("schedule", s.schedule).field("manifest", s.manifest);
   w.field("origin", s.from_api ? "api" : "config")
       .field("paused", s.paused)
@@ -169,6 +174,7 @@ void write_sync(JsonWriter& w, const SyncStatusView& s) {
     write_run(w, *s.last);
   else
     w.null();
+  if (more) more();
   w.end_object();
 }
 
@@ -227,6 +233,7 @@ const std::vector<ApiRoute>& api_routes() {
       {"GET", "/api/v1/syncs/{sync}", false, Role::viewer, ""},
       {"PUT", "/api/v1/syncs/{sync}", false, Role::editor, "sync.update"},
       {"DELETE", "/api/v1/syncs/{sync}", false, Role::editor, "sync.delete"},
+      {"GET", "/api/v1/syncs/{sync}/manifest", false, Role::editor, ""},
       {"GET", "/api/v1/syncs/{sync}/status", false, Role::viewer, ""},
       {"POST", "/api/v1/syncs/{sync}/run", false, Role::admin, "sync.run"},
       {"POST", "/api/v1/syncs/{sync}/resync", false, Role::admin, "sync.resync"},
@@ -307,6 +314,73 @@ struct ApiServer::Handler {
     }
     entry->used = now;
     return entry;
+  }
+
+  // What the cluster says of a sync's partitions, through its cached client.
+  ClusterView cluster_view(const Manifest& manifest, StateStore& warehouse) {
+    const auto cached = client_for(manifest);
+    ClusterView cluster;
+    std::lock_guard lock(cached->mu);
+    if (!cached->client) {
+      try {
+        auto client = std::make_unique<kafka::Client>(manifest.source, kafka::ClientOptions{});
+        client->check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+        cached->client = std::move(client);
+      } catch (const Error& e) {
+        cluster.why_not = e.what();
+        return cluster;
+      }
+    }
+    cluster = view_cluster(manifest, warehouse, *cached->client);
+    if (!cluster.reachable) cached->client.reset();  // a new one next time
+    return cluster;
+  }
+
+  // Each sync's lag and last run's rows as last looked up, for the list of syncs: a status
+  // answer refreshes them, and the list looks again when they are older than kFiguresAge.
+  struct Figures {
+    std::optional<int64_t> lag, rows_last_run;
+    int64_t at_ms = 0;
+    std::optional<int64_t> last_run_ended_ms;  // of the service's last run then: a new one, a new look
+  };
+  static constexpr int64_t kFiguresAge_ms = 15000;
+  std::mutex figures_mu;
+  std::map<std::string, Figures> figures;
+
+  void know(const SyncStatusView& s, const Manifest& manifest, StateStore& warehouse,
+            const ClusterView& cluster) {
+    Figures f;
+    if (s.last) f.last_run_ended_ms = s.last->ended_ms;
+    f.lag = total_lag(manifest, warehouse, cluster);
+    for (const auto& run : warehouse.runs(manifest.name, 1)) {
+      simdjson::dom::parser parser;
+      int64_t rows = 0;
+      if (!parser.parse(run.json)["rows_published"].get(rows)) f.rows_last_run = rows;
+    }
+    f.at_ms = now_ms();
+    std::lock_guard lock(figures_mu);
+    figures[s.id] = f;
+  }
+
+  Figures figures_of(const SyncStatusView& s) {
+    {
+      std::lock_guard lock(figures_mu);
+      const auto it = figures.find(s.id);
+      if (it != figures.end() && now_ms() - it->second.at_ms < kFiguresAge_ms &&
+          it->second.last_run_ended_ms == (s.last ? s.last->ended_ms : std::nullopt))
+        return it->second;
+    }
+    try {
+      auto manifest = load_manifest(s.manifest);
+      resolve_saved_source(manifest);
+      auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
+      know(s, manifest, *warehouse, cluster_view(manifest, *warehouse));
+    } catch (const Error&) {
+      // A warehouse busy or away: the figures known before, if any, and a look next time.
+    }
+    std::lock_guard lock(figures_mu);
+    const auto it = figures.find(s.id);
+    return it == figures.end() ? Figures{} : it->second;
   }
 
   using Values = std::map<std::string, std::string>;
@@ -511,6 +585,7 @@ struct ApiServer::Handler {
       return delete_sync(v["sync"]);
     }
     if (p == "/api/v1/syncs/{sync}/status") return sync_status(v["sync"]);
+    if (p == "/api/v1/syncs/{sync}/manifest") return sync_manifest(v["sync"]);
     if (p == "/api/v1/syncs/{sync}/run") return act(v["sync"], Scheduler::Action::run);
     if (p == "/api/v1/syncs/{sync}/resync") return act(v["sync"], Scheduler::Action::resync);
     if (p == "/api/v1/syncs/{sync}/pause") return act(v["sync"], Scheduler::Action::pause);
@@ -572,7 +647,14 @@ struct ApiServer::Handler {
   Reply list_syncs() {
     JsonWriter w;
     w.begin_array();
-    for (const auto& s : scheduler.status()) write_sync(w, s);
+    for (const auto& s : scheduler.status()) {
+      const auto f = figures_of(s);
+      write_sync(w, s, [&] {
+        write_number(w, "lag", f.lag);
+        write_number(w, "rows_last_run", f.rows_last_run);
+        write_time(w, "figures_at_ms", f.at_ms ? std::optional<int64_t>(f.at_ms) : std::nullopt);
+      });
+    }
     return json_reply(200, w.end_array().str());
   }
 
@@ -584,8 +666,10 @@ struct ApiServer::Handler {
 
   // A manifest sent to the API, checked as `krow plan` checks one, and its schedule.
   // `must_be_new`: its ID is checked to be free before anything is written.
-  HostedSync checked_sync(const Body& body, const std::string& must_be_id, bool must_be_new = false) {
-    const auto yaml = body.required("manifest");
+  // `yaml`: the manifest sent (for a change, with the saved passwords put back where it
+  // holds their mask).
+  HostedSync checked_sync(const std::string& yaml, const Body& body, const std::string& must_be_id,
+                          bool must_be_new = false) {
     const auto schedule_text = body.text("schedule").value_or("manual");
     Schedule schedule = Schedule::parse("manual", "schedule");
     try {
@@ -657,8 +741,11 @@ struct ApiServer::Handler {
   // What `krow plan` says of a manifest sent to the API: run as the command line runs it, on
   // a temporary copy beside the API's manifests (relative paths mean the same there).
   Reply plan(const httplib::Request& req) {
-    const Body body(req.body, {"manifest"});
-    const auto yaml = body.required("manifest");
+    const Body body(req.body, {"manifest", "sync"});
+    // Planning a change of a sync: its saved passwords where the manifest holds their mask.
+    const auto sync = body.text("sync");
+    const auto yaml = sync ? with_saved_secrets(body.required("manifest"), *sync)
+                           : body.required("manifest");
     checked_manifest(yaml, "");
     const auto file = config.api_manifests / (".plan-" + random_secret(9) + ".yaml");
     write_manifest_file(file, yaml);
@@ -684,7 +771,7 @@ struct ApiServer::Handler {
 
   Reply create_sync(const httplib::Request& req, const Caller& caller) {
     const Body body(req.body, {"manifest", "schedule"});
-    const auto h = checked_sync(body, "", /*must_be_new=*/true);
+    const auto h = checked_sync(body.required("manifest"), body, "", /*must_be_new=*/true);
     if (!scheduler.add(h))
       throw error_reply(409, "sync_exists", "a sync '" + h.id + "' is hosted already",
                         "change it with PUT /api/v1/syncs/" + h.id);
@@ -705,13 +792,39 @@ struct ApiServer::Handler {
           "change it there and restart the service");
   }
 
+  // `yaml` with the passwords of sync `id`'s saved manifest where it holds their mask.
+  std::string with_saved_secrets(const std::string& yaml, const std::string& id) {
+    if (yaml.find(kSecretMask) == std::string::npos) return yaml;
+    const auto s = hosted(id);
+    try {
+      return restore_secrets(yaml, read_text_file(s.manifest));
+    } catch (const Error& e) {
+      throw error_reply(422, "invalid_manifest", e);
+    }
+  }
+
+  // A sync's manifest as saved, its passwords masked; editable when made through the API.
+  Reply sync_manifest(const std::string& id) {
+    const auto s = hosted(id);
+    std::string text;
+    try {
+      text = read_text_file(s.manifest);
+    } catch (const Error& e) {
+      throw error_reply(500, "cannot_read", e);
+    }
+    JsonWriter w;
+    w.begin_object().field("id", id).field("schedule", s.schedule).field("editable", s.from_api);
+    w.field("manifest", mask_secrets(text)).end_object();
+    return json_reply(200, w.str());
+  }
+
   Reply update_sync(const std::string& id, const httplib::Request& req) {
     only_api_syncs(hosted(id));
     const Body body(req.body, {"manifest", "schedule"});
     if (hosted(id).running)
       throw error_reply(409, "running", "sync '" + id + "' has a run under way",
                         "wait for it to end, or pause it");
-    const auto h = checked_sync(body, id);
+    const auto h = checked_sync(with_saved_secrets(body.required("manifest"), id), body, id);
     if (scheduler.replace(h) == Scheduler::Answer::running)
       throw error_reply(409, "running", "sync '" + id + "' has a run under way",
                         "wait for it to end, or pause it");
@@ -772,24 +885,8 @@ struct ApiServer::Handler {
       // Confluent Cloud (krow never joins it). The workers' own group is status.workers_group.
       w.field("consumer_group", "krow-" + manifest.name);
       auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
-      const auto cached = client_for(manifest);
-      ClusterView cluster;
-      {
-        std::lock_guard lock(cached->mu);
-        if (!cached->client) {
-          try {
-            auto client = std::make_unique<kafka::Client>(manifest.source, kafka::ClientOptions{});
-            client->check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
-            cached->client = std::move(client);
-          } catch (const Error& e) {
-            cluster.why_not = e.what();
-          }
-        }
-        if (cached->client) {
-          cluster = view_cluster(manifest, *warehouse, *cached->client);
-          if (!cluster.reachable) cached->client.reset();  // a new one next time
-        }
-      }
+      const auto cluster = cluster_view(manifest, *warehouse);
+      know(s, manifest, *warehouse, cluster);
       w.key("status").raw(format_status(manifest, *warehouse, cluster, true));
     } catch (const Error& e) {
       w.key("status").null().field("status_error", std::string(e.what()));

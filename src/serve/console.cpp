@@ -88,6 +88,9 @@ std::string thousands(int64_t n) {
   return (n < 0 ? "-" : "") + out;
 }
 
+// A figure with its thousands marked, or a dash when it is not known.
+std::string figure(std::optional<int64_t> n) { return n ? thousands(*n) : "—"; }
+
 std::string text_of(element e, const char* key) {
   std::string_view v;
   return e[key].get(v) ? std::string() : std::string(v);
@@ -156,9 +159,12 @@ std::string error_notice(const ApiAnswer& a) {
     return "<div class=\"error\" role=\"alert\">The service answered " + std::to_string(a.status) +
            ".</div>";
   const auto error = e["error"];
-  std::string out = "<div class=\"error\" role=\"alert\"><p>" +
-                    esc(text_of(error.value_unsafe(), "message")) + "</p>";
-  if (const auto fix = text_of(error.value_unsafe(), "fix"); !fix.empty())
+  const auto message = text_of(error.value_unsafe(), "message");
+  std::string out = "<div class=\"error\" role=\"alert\"><p>" + esc(message) + "</p>";
+  // The fix on a line of its own, unless the message ends with it already.
+  if (const auto fix = text_of(error.value_unsafe(), "fix");
+      !fix.empty() && (message.size() < fix.size() ||
+                       message.compare(message.size() - fix.size(), fix.size(), fix) != 0))
     out += "<p class=\"muted\">" + esc(fix) + "</p>";
   return out + "</div>";
 }
@@ -370,7 +376,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
         "scope=\"col\">Sync</th>"
         "<th scope=\"col\">Schedule</th><th scope=\"col\">Status</th><th scope=\"col\">Last "
         "run</th>"
-        "<th scope=\"col\">Next run</th></tr></thead><tbody>";
+        "<th scope=\"col\" class=\"num\">Rows (last run)</th><th scope=\"col\" "
+        "class=\"num\">Lag</th><th scope=\"col\">Next run</th></tr></thead><tbody>";
     simdjson::dom::parser parser;
     array syncs;
     size_t shown = 0;
@@ -386,7 +393,9 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
                  : state == "idle"                      ? "ok"
                                                         : "warn") +
                 "\">" + state + "</span></td><td>" + run_cell(s["last_run"].value_unsafe()) +
-                "</td><td>" + next_cell(s) + "</td></tr>";
+                "</td><td class=\"num\">" + figure(int_of(s, "rows_last_run")) +
+                "</td><td class=\"num\">" + figure(int_of(s, "lag")) + "</td><td>" +
+                next_cell(s) + "</td></tr>";
       }
     body += "</tbody></table>";
     if (shown == 0)
@@ -810,6 +819,63 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     return redirect(base + "?done=" + action);
   }
 
+  if (parts.size() == 2 && parts[1] == "edit") {
+    const auto saved = call("GET", "/api/v1/syncs/" + id + "/manifest");
+    if (saved.status != 200)
+      return html(saved.status, layout(&caller, "Change sync " + id, error_notice(saved), "syncs"));
+    simdjson::dom::parser parser;
+    element doc;
+    if (parser.parse(saved.body).get(doc))
+      return html(500, layout(&caller, "Change sync " + id, "<p>Unreadable manifest.</p>"));
+    if (!bool_of(doc, "editable"))
+      return html(409, layout(&caller, "Change sync " + id,
+                              "<div class=\"error\" role=\"alert\"><p>This sync is defined in "
+                              "the service's config file: change its manifest there and restart "
+                              "the service.</p></div><p><a href=\"" +
+                                  esc(base) + "\">Back to the sync</a></p>",
+                              "syncs"));
+    // Passwords come masked and go back masked: the service keeps the saved ones.
+    const auto yaml = r.method == "POST" ? field("yaml") : text_of(doc, "manifest");
+    const auto schedule = r.method == "POST" ? field("schedule") : text_of(doc, "schedule");
+    std::string notice, plan;
+    if (r.method == "POST" && field("step") == "save") {
+      const auto a = call("PUT", "/api/v1/syncs/" + id,
+                          json_body({{"manifest", yaml}, {"schedule", schedule}}));
+      if (a.status == 200) return redirect(base + "?done=edit");
+      notice = error_notice(a);
+    } else if (r.method == "POST") {
+      const auto a =
+          call("POST", "/api/v1/plans", json_body({{"manifest", yaml}, {"sync", id}}));
+      element answered;
+      if (a.status == 200 && !parser.parse(a.body).get(answered))
+        plan = "<h2>The plan</h2><p>What the next run would do, as <code>krow plan</code> says "
+               "it:</p><pre>" +
+               esc(text_of(answered, "plan")) + "</pre><form method=\"post\" action=\"" +
+               esc(base) + "/edit\">" + csrf_field(caller) +
+               "<input type=\"hidden\" name=\"yaml\" value=\"" + esc(yaml) +
+               "\"><input type=\"hidden\" name=\"schedule\" value=\"" + esc(schedule) +
+               "\"><input type=\"hidden\" name=\"step\" value=\"save\"><p><button "
+               "class=\"primary\" type=\"submit\">Save the changes</button> <a href=\"" +
+               esc(base) + "\">Cancel</a></p></form>";
+      else
+        notice = error_notice(a);
+    }
+    const std::string form =
+        notice + plan + "<h2>" + (plan.empty() ? "The sync" : "Change it again") +
+        "</h2><form method=\"post\" action=\"" + esc(base) + "/edit\">" + csrf_field(caller) +
+        "<label for=\"schedule\">Schedule (manual, continuous, every 15m, cron 0 */6 * * *)</label>"
+        "<input type=\"text\" id=\"schedule\" name=\"schedule\" required value=\"" +
+        esc(schedule) +
+        "\"><label for=\"yaml\">Manifest (its name is the sync ID and stays; a password shows "
+        "as a mask: leave it to keep the saved one)</label><textarea id=\"yaml\" name=\"yaml\" "
+        "rows=\"16\" cols=\"80\">" +
+        esc(yaml) +
+        "</textarea><input type=\"hidden\" name=\"step\" value=\"plan\"><p><button "
+        "class=\"primary\" type=\"submit\">Show the plan</button> <a href=\"" +
+        esc(base) + "\">Cancel</a></p></form>";
+    return html(notice.empty() ? 200 : 422, layout(&caller, "Change sync " + id, form, "syncs"));
+  }
+
   if (parts.size() == 3 && parts[1] == "runs") {
     if (!plain_name(parts[2]))
       return html(404, layout(&caller, "No such run", "<p>No such run.</p>"));
@@ -837,7 +903,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
         {"run", "A run has started."},
         {"resync", "The full resync has started."},
         {"pause", "The sync is paused: no run starts until it is resumed."},
-        {"resume", "The sync is resumed."}};
+        {"resume", "The sync is resumed."},
+        {"edit", "The changes are saved: the next run follows them."}};
     if (const auto s = said.find(it->second); s != said.end())
       body += "<div class=\"flash\" role=\"status\">" + esc(s->second) + "</div>";
   }
@@ -852,6 +919,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
             "<button type=\"submit\">" + (paused ? "Resume" : "Pause") + "</button></form>";
     body += "</div></details>";
   }
+  if (caller.role >= Role::editor && text_of(service, "origin") == "api")
+    body += " <a href=\"" + esc(base) + "/edit\">Change the sync</a>";
   const auto status = doc["status"];
   body += "<dl class=\"facts\"><dt>Schedule</dt><dd>" + esc(text_of(service, "schedule")) +
           "</dd><dt>State</dt><dd>" + state_of(service) + "</dd><dt>Next run</dt><dd>" +
@@ -888,6 +957,11 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     int64_t total_lag = 0;
     std::string rows;
     size_t count = 0;
+    struct TableFigures {
+      int64_t partitions = 0;
+      std::optional<int64_t> lag;
+    };
+    std::map<std::pair<std::string, std::string>, TableFigures> tables;  // by (table, topic)
     if (!st["positions"].get(positions))
       for (element p : positions) {
         ++count;
@@ -897,9 +971,23 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
         rows += "<tr><td>" + esc(text_of(p, "topic")) + "</td><td>" + esc(text_of(p, "table")) +
                 "</td><td class=\"num\">" + std::to_string(int_of(p, "partition").value_or(0)) +
                 "</td><td class=\"num\">" + thousands(int_of(p, "position").value_or(0)) +
-                "</td><td class=\"num\">" + (lso ? thousands(*lso) : "—") +
-                "</td><td class=\"num\">" + (lag ? thousands(*lag) : "—") + "</td></tr>";
+                "</td><td class=\"num\">" + figure(lso) + "</td><td class=\"num\">" +
+                figure(lag) + "</td></tr>";
+        auto& t = tables[{text_of(p, "table"), text_of(p, "topic")}];
+        ++t.partitions;
+        if (lag) t.lag = t.lag.value_or(0) + *lag;
       }
+    if (!tables.empty()) {
+      body +=
+          "<h2>Tables</h2><table><thead><tr><th scope=\"col\">Table</th><th "
+          "scope=\"col\">Topic</th><th scope=\"col\" class=\"num\">Partitions</th><th "
+          "scope=\"col\" class=\"num\">Lag</th></tr></thead><tbody>";
+      for (const auto& [names, t] : tables)
+        body += "<tr><td>" + esc(names.first) + "</td><td>" + esc(names.second) +
+                "</td><td class=\"num\">" + thousands(t.partitions) + "</td><td class=\"num\">" +
+                figure(t.lag) + "</td></tr>";
+      body += "</tbody></table>";
+    }
     body += "<h2>Partitions</h2><p>" + thousands(static_cast<int64_t>(count)) + " partition" +
             (count == 1 ? "" : "s") + ", total lag <strong>" + thousands(total_lag) +
             "</strong> message" + (total_lag == 1 ? "" : "s") + ".</p>";

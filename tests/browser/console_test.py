@@ -11,6 +11,7 @@ KROW_BROWSER_ARTIFACTS (where screenshots go; default ./browser-artifacts).
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import pathlib
 import re
@@ -200,6 +201,14 @@ class Console(unittest.TestCase):
         self.wait_for_text("main", "3 partitions, total lag 0 messages")
         self.wait_for_text("main", "success")
         self.shot("sync-after-run")
+        # The list of syncs says what the last run wrote and the lag, beside the status.
+        d.get(self.base + "/syncs")
+        row = f"//tr[td/a[normalize-space()='{self.sync_id}']]"
+        WebDriverWait(d, 60, poll_frequency=0.5).until(
+            lambda d: [c.text for c in d.find_elements(By.XPATH, row + "/td")][4:6] == ["300", "0"])
+        self.shot("syncs-after-run")
+        d.get(f"{self.base}/syncs/{self.sync_id}")
+        self.assertIn(f"krow-browser-{os.getpid()}", d.find_element(By.XPATH, "//h2[.='Tables']/following-sibling::table[1]").text)
         # New messages: the lag grows on the page, by what was produced.
         self.produce(120)
         self.wait_for_text("main", "total lag 120 messages")
@@ -269,6 +278,63 @@ class Console(unittest.TestCase):
         self.wait_for_url("/syncs/from-the-console")
         self.shot("sync-created")
         self.assertEqual(d.find_elements(By.CSS_SELECTOR, "details.actions"), [])  # an editor starts nothing
+
+        # The editor changes the sync: the plan first, then saved; the page says the new schedule.
+        d.find_element(By.LINK_TEXT, "Change the sync").click()
+        self.wait_for_url("/syncs/from-the-console/edit")
+        self.fill({"schedule": "every 6h"})
+        d.find_element(By.XPATH, "//button[normalize-space()='Show the plan']").click()
+        WebDriverWait(d, 120).until(lambda d: d.find_elements(By.CSS_SELECTOR, "pre") or
+                                    d.find_elements(By.CSS_SELECTOR, ".error"))
+        self.shot("sync-edit-plan")
+        self.assertEqual(d.find_elements(By.CSS_SELECTOR, ".error"), [], d.find_element(By.TAG_NAME, "main").text)
+        d.find_element(By.XPATH, "//button[normalize-space()='Save the changes']").click()
+        self.wait_for_url("/syncs/from-the-console?done=edit")
+        self.assertIn("every 6h", d.find_element(By.CSS_SELECTOR, "dl.facts").text)
+
+    def test_a_password_in_a_saved_manifest_is_never_shown_and_kept_through_a_change(self) -> None:
+        # A sync made through the API with its SASL password written in the manifest.
+        token = subprocess.run([KROW, "serve", "create-token", "automation", "--role", "admin", "--config",
+                                str(self.work / "server.yaml")], check=True, capture_output=True,
+                               text=True).stdout.strip().split()[-1]
+        secret = "admin-secret"
+        manifest = (f"name: literal\nsource:\n  bootstrap_servers: {SASL_BOOTSTRAP}\n  security_protocol: SASL_SSL\n"
+                    f"  sasl_mechanism: PLAIN\n  username: admin\n  password: {secret}\n  ca_file: {KAFKA_CA}\n"
+                    f"topics:\n  names: [\"{self.topic}\"]\nwarehouse:\n  path: {self.work / 'literal.duckdb'}\n")
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn.request("POST", "/api/v1/syncs", body=json.dumps({"manifest": manifest, "schedule": "manual"}),
+                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        answer = conn.getresponse()
+        self.assertEqual(answer.status, 201, answer.read().decode())
+        conn.close()
+
+        self.sign_in("editor")
+        d = self.driver
+        d.get(self.base + "/syncs/literal/edit")
+        self.shot("sync-edit")
+        self.assertNotIn(secret, d.page_source)
+        self.assertIn("password: \"(saved: leave as is to keep it)\"", d.find_element(By.ID, "yaml").get_attribute("value"))
+        # The plan connects with the saved password (the mask stands for it), and so does the save.
+        self.fill({"schedule": "every 2h"})
+        d.find_element(By.XPATH, "//button[normalize-space()='Show the plan']").click()
+        WebDriverWait(d, 120).until(lambda d: d.find_elements(By.CSS_SELECTOR, "pre") or
+                                    d.find_elements(By.CSS_SELECTOR, ".error"))
+        self.assertEqual(d.find_elements(By.CSS_SELECTOR, ".error"), [], d.find_element(By.TAG_NAME, "main").text)
+        self.assertIn(self.topic, d.find_element(By.CSS_SELECTOR, "pre").text)
+        self.assertNotIn(secret, d.page_source)
+        d.find_element(By.XPATH, "//button[normalize-space()='Save the changes']").click()
+        self.wait_for_url("/syncs/literal?done=edit")
+        saved = (self.work / "api-syncs" / "literal.yaml").read_text()
+        self.assertIn(f"password: {secret}", saved)
+        self.assertNotIn("saved: leave as is", saved)
+        # A viewer is not offered the change, and the API refuses it the manifest.
+        self.sign_in("viewer")
+        d.get(self.base + "/syncs/literal")
+        self.assertEqual(d.find_elements(By.LINK_TEXT, "Change the sync"), [])
+        d.get(self.base + "/syncs/literal/edit")
+        self.assertTrue(d.find_elements(By.CSS_SELECTOR, ".error"))
+        self.assertEqual(d.find_elements(By.ID, "yaml"), [])
+        self.assertNotIn(secret, d.page_source)
 
     def post(self, path: str, form: dict, cookie: str) -> tuple[int, str]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
