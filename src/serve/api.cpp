@@ -137,7 +137,9 @@ void write_number(JsonWriter& w, const char* key, std::optional<int64_t> n) {
     w.null();
 }
 
-void write_time(JsonWriter& w, const char* key, std::optional<int64_t> ms) { write_number(w, key, ms); }
+void write_time(JsonWriter& w, const char* key, std::optional<int64_t> ms) {
+  write_number(w, key, ms);
+}
 
 void write_run(JsonWriter& w, const ServedRun& r) {
   w.begin_object().field("trigger", r.trigger).field("started_at_ms", r.started_ms);
@@ -324,7 +326,8 @@ struct ApiServer::Handler {
     if (!cached->client) {
       try {
         auto client = std::make_unique<kafka::Client>(manifest.source, kafka::ClientOptions{});
-        client->check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+        client->check_connection(
+            std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
         cached->client = std::move(client);
       } catch (const Error& e) {
         cluster.why_not = e.what();
@@ -341,7 +344,8 @@ struct ApiServer::Handler {
   struct Figures {
     std::optional<int64_t> lag, rows_last_run;
     int64_t at_ms = 0;
-    std::optional<int64_t> last_run_ended_ms;  // of the service's last run then: a new one, a new look
+    std::optional<int64_t>
+        last_run_ended_ms;  // of the service's last run then: a new one, a new look
   };
   static constexpr int64_t kFiguresAge_ms = 15000;
   std::mutex figures_mu;
@@ -744,8 +748,8 @@ struct ApiServer::Handler {
     const Body body(req.body, {"manifest", "sync"});
     // Planning a change of a sync: its saved passwords where the manifest holds their mask.
     const auto sync = body.text("sync");
-    const auto yaml = sync ? with_saved_secrets(body.required("manifest"), *sync)
-                           : body.required("manifest");
+    const auto yaml =
+        sync ? with_saved_secrets(body.required("manifest"), *sync) : body.required("manifest");
     checked_manifest(yaml, "");
     const auto file = config.api_manifests / (".plan-" + random_secret(9) + ".yaml");
     write_manifest_file(file, yaml);

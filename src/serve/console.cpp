@@ -89,7 +89,9 @@ std::string thousands(int64_t n) {
 }
 
 // A figure with its thousands marked, or a dash when it is not known.
-std::string figure(std::optional<int64_t> n) { return n ? thousands(*n) : "—"; }
+std::string figure(std::optional<int64_t> n) {
+  return n ? thousands(*n) : "—";
+}
 
 std::string text_of(element e, const char* key) {
   std::string_view v;
@@ -394,8 +396,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
                                                         : "warn") +
                 "\">" + state + "</span></td><td>" + run_cell(s["last_run"].value_unsafe()) +
                 "</td><td class=\"num\">" + figure(int_of(s, "rows_last_run")) +
-                "</td><td class=\"num\">" + figure(int_of(s, "lag")) + "</td><td>" +
-                next_cell(s) + "</td></tr>";
+                "</td><td class=\"num\">" + figure(int_of(s, "lag")) + "</td><td>" + next_cell(s) +
+                "</td></tr>";
       }
     body += "</tbody></table>";
     if (shown == 0)
@@ -844,19 +846,18 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
       if (a.status == 200) return redirect(base + "?done=edit");
       notice = error_notice(a);
     } else if (r.method == "POST") {
-      const auto a =
-          call("POST", "/api/v1/plans", json_body({{"manifest", yaml}, {"sync", id}}));
+      const auto a = call("POST", "/api/v1/plans", json_body({{"manifest", yaml}, {"sync", id}}));
       element answered;
       if (a.status == 200 && !parser.parse(a.body).get(answered))
-        plan = "<h2>The plan</h2><p>What the next run would do, as <code>krow plan</code> says "
-               "it:</p><pre>" +
-               esc(text_of(answered, "plan")) + "</pre><form method=\"post\" action=\"" +
-               esc(base) + "/edit\">" + csrf_field(caller) +
-               "<input type=\"hidden\" name=\"yaml\" value=\"" + esc(yaml) +
-               "\"><input type=\"hidden\" name=\"schedule\" value=\"" + esc(schedule) +
-               "\"><input type=\"hidden\" name=\"step\" value=\"save\"><p><button "
-               "class=\"primary\" type=\"submit\">Save the changes</button> <a href=\"" +
-               esc(base) + "\">Cancel</a></p></form>";
+        plan =
+            "<h2>The plan</h2><p>What the next run would do, as <code>krow plan</code> says "
+            "it:</p><pre>" +
+            esc(text_of(answered, "plan")) + "</pre><form method=\"post\" action=\"" + esc(base) +
+            "/edit\">" + csrf_field(caller) + "<input type=\"hidden\" name=\"yaml\" value=\"" +
+            esc(yaml) + "\"><input type=\"hidden\" name=\"schedule\" value=\"" + esc(schedule) +
+            "\"><input type=\"hidden\" name=\"step\" value=\"save\"><p><button "
+            "class=\"primary\" type=\"submit\">Save the changes</button> <a href=\"" +
+            esc(base) + "\">Cancel</a></p></form>";
       else
         notice = error_notice(a);
     }
@@ -971,8 +972,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
         rows += "<tr><td>" + esc(text_of(p, "topic")) + "</td><td>" + esc(text_of(p, "table")) +
                 "</td><td class=\"num\">" + std::to_string(int_of(p, "partition").value_or(0)) +
                 "</td><td class=\"num\">" + thousands(int_of(p, "position").value_or(0)) +
-                "</td><td class=\"num\">" + figure(lso) + "</td><td class=\"num\">" +
-                figure(lag) + "</td></tr>";
+                "</td><td class=\"num\">" + figure(lso) + "</td><td class=\"num\">" + figure(lag) +
+                "</td></tr>";
         auto& t = tables[{text_of(p, "table"), text_of(p, "topic")}];
         ++t.partitions;
         if (lag) t.lag = t.lag.value_or(0) + *lag;

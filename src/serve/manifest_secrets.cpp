@@ -14,7 +14,8 @@ namespace {
 // A `password:` key and its value, in block or flow style: a quoted string, or plain text up
 // to a comma, a closing brace or a comment.
 const std::regex& password_value() {
-  static const std::regex re(R"re((\bpassword\s*:[ \t]*)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,}#\s][^,}#]*[^,}#\s]|[^,}#\s]))re");
+  static const std::regex re(
+      R"re((\bpassword\s*:[ \t]*)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,}#\s][^,}#]*[^,}#\s]|[^,}#\s]))re");
   return re;
 }
 

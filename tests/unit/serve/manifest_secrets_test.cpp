@@ -1,11 +1,12 @@
 // The passwords of a saved manifest (src/serve/manifest_secrets): masked wherever the service
 // shows the manifest, put back from the saved manifest where the mask comes back.
 
+#include "serve/manifest_secrets.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "serve/manifest_secrets.hpp"
 #include "util/error.hpp"
 
 namespace krow::serve {
