@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <thread>
 
 #include "connect/connect.hpp"
 #include "engines/engines.hpp"
@@ -288,10 +289,10 @@ struct ApiServer::Handler {
                      const Caller& caller, const std::string& address) {
         return call(method, path, body, caller, address);
       }};
-  // A connected Kafka client per sync whose status was asked for, kept while it is asked
-  // again within kClientIdle: a new client's first round trips are most of a status's time.
+  // A connected Kafka client per source (syncs of one cluster and key share it) whose syncs'
+  // status was asked for, kept while asked again within kClientIdle: a new client's first
+  // round trips are most of a status's time.
   struct CachedClient {
-    std::string settings;  // what it was made from (the secret as its digest)
     std::unique_ptr<kafka::Client> client;
     std::mutex mu;  // one status at a time per client
     Clock::time_point used;
@@ -308,12 +309,9 @@ struct ApiServer::Handler {
     std::lock_guard lock(clients_mu);
     const auto now = Clock::now();
     for (auto it = clients.begin(); it != clients.end();)
-      it = now - it->second->used > kClientIdle && it->first != m.name ? clients.erase(it) : std::next(it);
-    auto& entry = clients[m.name];
-    if (!entry || entry->settings != settings) {
-      entry = std::make_shared<CachedClient>();
-      entry->settings = settings;
-    }
+      it = now - it->second->used > kClientIdle && it->first != settings ? clients.erase(it) : std::next(it);
+    auto& entry = clients[settings];  // the secret as its digest
+    if (!entry) entry = std::make_shared<CachedClient>();
     entry->used = now;
     return entry;
   }
@@ -366,25 +364,61 @@ struct ApiServer::Handler {
     figures[s.id] = f;
   }
 
-  Figures figures_of(const SyncStatusView& s) {
+  // The figures known of each of `syncs` (none yet for some); those older than kFiguresAge,
+  // or from before the sync's last run, are looked up again in the background: a cluster
+  // that does not answer keeps no list waiting.
+  std::vector<Figures> figures_of(const std::vector<SyncStatusView>& syncs) {
+    std::vector<Figures> out;
+    std::vector<SyncStatusView> stale;
     {
       std::lock_guard lock(figures_mu);
-      const auto it = figures.find(s.id);
-      if (it != figures.end() && now_ms() - it->second.at_ms < kFiguresAge_ms &&
-          it->second.last_run_ended_ms == (s.last ? s.last->ended_ms : std::nullopt))
-        return it->second;
+      for (const auto& s : syncs) {
+        const auto it = figures.find(s.id);
+        out.push_back(it == figures.end() ? Figures{} : it->second);
+        if (it == figures.end() || now_ms() - it->second.at_ms >= kFiguresAge_ms ||
+            it->second.last_run_ended_ms != (s.last ? s.last->ended_ms : std::nullopt))
+          stale.push_back(s);
+      }
     }
-    try {
-      auto manifest = load_manifest(s.manifest);
-      resolve_saved_source(manifest);
-      auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
-      know(s, manifest, *warehouse, cluster_view(manifest, *warehouse));
-    } catch (const Error&) {
-      // A warehouse busy or away: the figures known before, if any, and a look next time.
+    if (!stale.empty()) look_again(std::move(stale));
+    return out;
+  }
+
+  std::mutex look_mu;
+  std::thread looker;  // one look at a time
+  bool looking = false;
+  std::atomic<bool> stopping{false};
+
+  void look_again(std::vector<SyncStatusView> syncs) {
+    std::lock_guard lock(look_mu);
+    if (looking) return;
+    if (looker.joinable()) looker.join();  // done already
+    looking = true;
+    looker = std::thread([this, syncs = std::move(syncs)] {
+      for (const auto& s : syncs) {
+        if (stopping) break;
+        try {
+          auto manifest = load_manifest(s.manifest);
+          resolve_saved_source(manifest);
+          auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
+          know(s, manifest, *warehouse, cluster_view(manifest, *warehouse));
+        } catch (const std::exception&) {
+          // A warehouse busy or away: the figures known before, and a look next time.
+        }
+      }
+      std::lock_guard done(look_mu);
+      looking = false;
+    });
+  }
+
+  ~Handler() {
+    stopping = true;
+    std::thread last;
+    {
+      std::lock_guard lock(look_mu);
+      last = std::move(looker);
     }
-    std::lock_guard lock(figures_mu);
-    const auto it = figures.find(s.id);
-    return it == figures.end() ? Figures{} : it->second;
+    if (last.joinable()) last.join();
   }
 
   using Values = std::map<std::string, std::string>;
@@ -651,8 +685,11 @@ struct ApiServer::Handler {
   Reply list_syncs() {
     JsonWriter w;
     w.begin_array();
-    for (const auto& s : scheduler.status()) {
-      const auto f = figures_of(s);
+    const auto syncs = scheduler.status();
+    const auto known = figures_of(syncs);
+    for (size_t i = 0; i < syncs.size(); ++i) {
+      const auto& s = syncs[i];
+      const auto& f = known[i];
       write_sync(w, s, [&] {
         write_number(w, "lag", f.lag);
         write_number(w, "rows_last_run", f.rows_last_run);
