@@ -342,8 +342,8 @@ struct ApiServer::Handler {
   struct Figures {
     std::optional<int64_t> lag, rows_last_run;
     int64_t at_ms = 0;
-    std::optional<int64_t>
-        last_run_ended_ms;  // of the service's last run then: a new one, a new look
+    // When the sync's last run (as the service saw it) ended, then: a new run, a new look.
+    std::optional<int64_t> last_run_ended_ms;
   };
   static constexpr int64_t kFiguresAge_ms = 15000;
   std::mutex figures_mu;
@@ -403,7 +403,12 @@ struct ApiServer::Handler {
           auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
           know(s, manifest, *warehouse, cluster_view(manifest, *warehouse));
         } catch (const std::exception&) {
-          // A warehouse busy or away: the figures known before, and a look next time.
+          // A warehouse busy, away or not made yet: the figures known before, and another
+          // look once they are old again.
+          std::lock_guard lock(figures_mu);
+          auto& f = figures[s.id];
+          f.at_ms = now_ms();
+          f.last_run_ended_ms = s.last ? s.last->ended_ms : std::nullopt;
         }
       }
       std::lock_guard done(look_mu);

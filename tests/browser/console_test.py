@@ -226,6 +226,12 @@ class Console(unittest.TestCase):
         self.wait_for_text("main", "3 partitions, total lag 0 messages")
         self.wait_for_text("main", "success")
         self.shot("sync-after-run")
+        # Each recent run links to its record: the summary, and the full record as JSON.
+        d.find_element(By.XPATH, "//h2[.='Recent runs']/following-sibling::table[1]//a").click()
+        WebDriverWait(d, 15).until(lambda d: "/runs/" in d.current_url)
+        self.shot("sync-run")
+        self.assertIn(self.topic, d.find_element(By.TAG_NAME, "pre").text)
+        d.get(f"{self.base}/syncs/{self.sync_id}")
         # The list of syncs says what the last run wrote and the lag, beside the status.
         d.get(self.base + "/syncs")
         row = f"//tr[td/a[normalize-space()='{self.sync_id}']]"
