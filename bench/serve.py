@@ -11,6 +11,9 @@ the local broker).
            p50, p99 and max over --calls calls; the target is p99 <= 100 ms. The peer: the
            same status from the command line, `krow status --format json`, a process per call
            (median of 5).
+  page     The console's page of that sync (GET /syncs/wide, signed in): its server time
+           (Server-Timing) p50/p99 over --calls calls and its weight in bytes; the target is
+           <= 100 ms server time.
   api      Authenticated calls per second: GET /api/v1/syncs with an API token, from 4
            keep-alive clients for --api-seconds (bench-http-load); the ceiling: GET /livez of
            the same server (no credential, no JSON), measured in the same run.
@@ -119,6 +122,8 @@ def main() -> int:
     config = write_config(work, "many", hosted + [(wide, "manual")])
     token = subprocess.run([str(KROW), "serve", "create-token", "bench", "--role", "viewer", "--config", str(config)],
                            check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run([str(KROW), "serve", "add-user", "bench", "--role", "viewer", "--config", str(config)],
+                   input="bench-password-123\n", check=True, capture_output=True, text=True)
     proc, port = start_serve(config)
     time.sleep(5)
     cpu0 = cpu_seconds(proc.pid)
@@ -156,6 +161,27 @@ def main() -> int:
         "client_ms": {"p50": percentile(client_ms, 50), "p99": percentile(client_ms, 99), "max": max(client_ms)},
         "cli_process_ms_median": sorted(cli_ms)[len(cli_ms) // 2]}
 
+    # page: the console's page of the wide sync, signed in.
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", "/sign-in", body="name=bench&password=bench-password-123",
+                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    answer = conn.getresponse()
+    answer.read()
+    cookie = answer.getheader("Set-Cookie", "").split(";")[0]
+    page_ms, size = [], 0
+    for _ in range(args.calls):
+        conn.request("GET", "/syncs/wide", headers={"Cookie": cookie})
+        answer = conn.getresponse()
+        page = answer.read()
+        if answer.status != 200:
+            raise SystemExit(f"the sync's page failed: {answer.status} {page[:300]!r}")
+        size = len(page)
+        m = re.search(r"dur=([0-9.]+)", answer.getheader("Server-Timing", ""))
+        page_ms.append(float(m.group(1)) if m else float("nan"))
+    results["page"] = {"calls": args.calls, "bytes": size, "rows": page.count(b"<tr>") - 1,
+                       "server_ms": {"p50": percentile(page_ms, 50), "p99": percentile(page_ms, 99),
+                                     "max": max(page_ms)}}
+
     # api: authenticated calls per second beside the server's own ceiling.
     def load(path: str, *headers: str) -> dict:
         out = subprocess.run([str(LOAD), "127.0.0.1", str(port), path, "4", str(args.api_seconds), *headers],
@@ -182,6 +208,10 @@ def main() -> int:
         print(f"{label:<44}{v['p50']:>10.1f}{v['p99']:>10.1f}{v['max']:>10.1f}"
               f"{v['p99'] / s['cli_process_ms_median']:>12.2f}")
     print(f"{'peer: krow status --format json (process)':<44}{s['cli_process_ms_median']:>10.1f}")
+    pg = results["page"]
+    print(f"{'console page (' + format(pg['bytes'], ',') + ' bytes), service time':<44}{pg['server_ms']['p50']:>10.1f}"
+          f"{pg['server_ms']['p99']:>10.1f}{pg['server_ms']['max']:>10.1f}"
+          f"{pg['server_ms']['p99'] / s['cli_process_ms_median']:>12.2f}")
     print(f"\n{'API, 4 keep-alive clients':<44}{'calls/s':>10}{'p99 ms':>10}{'errors':>8}{'/ ceiling':>12}")
     for label, key in (("GET /api/v1/syncs, API token", "syncs_with_token"), ("ceiling: GET /livez", "livez")):
         v = a[key]

@@ -7,15 +7,19 @@
 #
 #   scripts/demo.sh --postgres   # the same into the local PostgreSQL server instead
 #                                # (scripts/postgres.sh start; query it with scripts/postgres.sh psql)
+#   scripts/demo.sh --console    # the DuckDB demo, then `krow serve` hosting its sync with the
+#                                # web console on http://127.0.0.1:8470 (Ctrl-C stops it)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 warehouse=duckdb
+console=0
 case ${1:-} in
   --postgres) warehouse=postgres ;;
   --bigquery) warehouse=bigquery ;;
+  --console) console=1 ;;
   "") ;;
-  *) echo "usage: $0 [--postgres|--bigquery]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--postgres|--bigquery|--console]" >&2; exit 2 ;;
 esac
 
 bash scripts/setup-deps.sh
@@ -90,3 +94,28 @@ echo "== some rows (demo/demo.duckdb)"
   "SELECT table_name, count(*) AS rows FROM (SELECT 'demo_orders' AS table_name FROM confluent.demo_orders UNION ALL SELECT 'demo_users' FROM confluent.demo_users UNION ALL SELECT 'demo_blobs' FROM confluent.demo_blobs UNION ALL SELECT 'demo_notes' FROM confluent.demo_notes UNION ALL SELECT 'demo_avro' FROM confluent.demo_avro UNION ALL SELECT 'demo_protobuf' FROM confluent.demo_protobuf) GROUP BY 1 ORDER BY 1"
 echo "The local broker and registry are still running (scripts/kafka.sh stop; scripts/registry.sh stop)."
 echo "Run the sync again: KROW_DEMO_REGISTRY_SECRET=registry-secret $bin/src/krow sync demo/local.yaml   (nothing new: a fast no-op)"
+
+if [[ $console == 1 ]]; then
+  # The demo's sync hosted by `krow serve` (every minute), an admin user for the console,
+  # and the service in the foreground. docs/console.md shows its pages.
+  listen=${KROW_DEMO_LISTEN:-127.0.0.1:8470}
+  cat > demo/server.yaml <<YAML
+# krow serve's config for the demo (scripts/demo.sh --console); docs/serve.md has every key.
+listen: $listen
+state: serve.db
+syncs:
+  - manifest: local.yaml
+    schedule: every 1m
+YAML
+  # The demo's admin: made once, its password kept beside the state file (mode 600).
+  if [[ ! -f demo/serve.db || ! -f demo/console-password ]]; then
+    rm -f demo/serve.db demo/serve.db-wal demo/serve.db-shm
+    (umask 077; head -c 12 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' > demo/console-password)
+    "$bin/src/krow" serve add-user demo --role admin --config demo/server.yaml < demo/console-password
+  fi
+  password=$(cat demo/console-password)
+  echo
+  echo "== the console: open http://$listen and sign in as demo / $password"
+  echo "   (krow serve hosts the demo's sync, run every minute; Ctrl-C stops it)"
+  exec "$bin/src/krow" serve --config demo/server.yaml
+fi

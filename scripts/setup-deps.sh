@@ -17,6 +17,7 @@ apt_packages=(
   libprotobuf-dev libprotoc-dev protobuf-compiler libpq-dev postgresql postgresql-client
   openjdk-17-jre-headless maven nodejs npm python3 python3-venv openssl
   libcpp-httplib-dev prometheus-cpp-dev prometheus libsqlite3-dev
+  chromium chromium-driver python3-selenium
 )
 
 missing=()

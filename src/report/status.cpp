@@ -44,7 +44,30 @@ std::vector<Stopped> stopped_tables(const std::vector<RunRecord>& runs) {
   return out;
 }
 
+// Lag applies to the live incarnation of a topic only: the positions of a topic deleted
+// (or deleted and recreated) are kept for the record but are behind nothing.
+bool is_live(const ClusterView& cluster, const Position& p) {
+  const auto it = cluster.live_ids.find(p.topic);
+  return !cluster.reachable || (it != cluster.live_ids.end() && it->second == p.topic_id);
+}
+
+std::optional<Offset> last_stable_of(const ClusterView& cluster, const Position& p) {
+  if (!is_live(cluster, p)) return std::nullopt;
+  const auto it = cluster.last_stable.find({p.topic, p.partition});
+  if (it == cluster.last_stable.end()) return std::nullopt;
+  return it->second;
+}
+
 }  // namespace
+
+std::optional<int64_t> total_lag(const Manifest& manifest, StateStore& warehouse,
+                                 const ClusterView& cluster) {
+  if (!cluster.reachable) return std::nullopt;
+  int64_t lag = 0;
+  for (const auto& p : warehouse.positions(manifest.name))
+    if (const auto l = last_stable_of(cluster, p)) lag += distance(p.next, *l);
+  return lag;
+}
 
 ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse) {
   try {
@@ -99,18 +122,8 @@ std::string format_status(const Manifest& manifest, StateStore& warehouse,
   const auto runs = warehouse.runs(manifest.name, 5);
   const auto stopped = stopped_tables(runs);
   const auto workers = warehouse.workers(manifest.name);
-  // Lag applies to the live incarnation of a topic only: the positions of a topic deleted
-  // (or deleted and recreated) are kept for the record but are behind nothing.
-  auto live = [&](const Position& p) {
-    const auto it = cluster.live_ids.find(p.topic);
-    return !cluster.reachable || (it != cluster.live_ids.end() && it->second == p.topic_id);
-  };
-  auto lso = [&](const Position& p) -> std::optional<Offset> {
-    if (!live(p)) return std::nullopt;
-    auto it = cluster.last_stable.find({p.topic, p.partition});
-    if (it == cluster.last_stable.end()) return std::nullopt;
-    return it->second;
-  };
+  auto live = [&](const Position& p) { return is_live(cluster, p); };
+  auto lso = [&](const Position& p) { return last_stable_of(cluster, p); };
 
   if (json) {
     JsonWriter w;

@@ -42,4 +42,9 @@ ClusterView view_cluster(const Manifest& manifest, StateStore& warehouse, kafka:
 std::string format_status(const Manifest& manifest, StateStore& warehouse,
                           const ClusterView& cluster, bool json);
 
+// The sum of the lag of the live partitions whose last stable offset the cluster gave; none
+// when the cluster did not answer.
+std::optional<int64_t> total_lag(const Manifest& manifest, StateStore& warehouse,
+                                 const ClusterView& cluster);
+
 }  // namespace krow

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <regex>
+#include <thread>
 
 #include "connect/connect.hpp"
 #include "engines/engines.hpp"
@@ -21,6 +23,10 @@
 #include "report/status.hpp"
 #include "secrets/credentials.hpp"
 #include "secrets/secret_store.hpp"
+#include "serve/access.hpp"
+#include "serve/child.hpp"
+#include "serve/console.hpp"
+#include "serve/manifest_secrets.hpp"
 #include "util/error.hpp"
 #include "util/json_writer.hpp"
 
@@ -29,17 +35,7 @@ namespace krow::serve {
 namespace {
 
 constexpr size_t kMaxBody = 1 << 20;  // 1 MiB: a manifest is a few KiB
-constexpr int kSessionHours = 12;
-// Failed sign-ins in a row let through for one user, and for one address (several people may
-// share one); then each attempt waits 1, 2, 4 ... s after the last failure, at most 5 min.
-constexpr int kFreeFailuresPerUser = 5;
-constexpr int kFreeFailuresPerAddress = 20;
 constexpr size_t kMinPassword = 12;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
-      .count();
-}
 
 // What a handler answers.
 struct Reply {
@@ -64,13 +60,6 @@ Reply error_reply(int status, const std::string& code, const std::string& messag
 
 Reply error_reply(int status, const std::string& code, const Error& e) {
   return error_reply(status, code, e.what(), e.fix());
-}
-
-// A name the API takes in a path or a body: a sync ID, a user, a token ID, a run ID.
-bool plain_name(const std::string& s, size_t max = 128) {
-  static const std::regex ok("[A-Za-z0-9][A-Za-z0-9._@-]*");
-  return !s.empty() && s.size() <= max && std::regex_match(s, ok) &&
-         s.find("..") == std::string::npos;
 }
 
 // The request's JSON object body, its keys checked against `allowed`.
@@ -141,26 +130,16 @@ std::string member_text(simdjson::dom::object o, const char* key) {
   return std::string(v);
 }
 
-std::optional<std::string> header_cookie(const httplib::Request& req, const std::string& name) {
-  const auto cookies = req.get_header_value("Cookie");
-  size_t at = 0;
-  while (at < cookies.size()) {
-    const auto end = cookies.find(';', at);
-    auto part = cookies.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    while (!part.empty() && part.front() == ' ') part.erase(0, 1);
-    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  return std::nullopt;
+void write_number(JsonWriter& w, const char* key, std::optional<int64_t> n) {
+  w.key(key);
+  if (n)
+    w.value(*n);
+  else
+    w.null();
 }
 
 void write_time(JsonWriter& w, const char* key, std::optional<int64_t> ms) {
-  w.key(key);
-  if (ms)
-    w.value(*ms);
-  else
-    w.null();
+  write_number(w, key, ms);
 }
 
 void write_run(JsonWriter& w, const ServedRun& r) {
@@ -175,7 +154,8 @@ void write_run(JsonWriter& w, const ServedRun& r) {
   w.field("message", r.message).end_object();
 }
 
-void write_sync(JsonWriter& w, const SyncStatusView& s) {
+// `more` writes more members into the sync's object.
+void write_sync(JsonWriter& w, const SyncStatusView& s, const std::function<void()>& more = {}) {
   w.begin_object().field("id", s.id).field("schedule", s.schedule).field("manifest", s.manifest);
   w.field("origin", s.from_api ? "api" : "config")
       .field("paused", s.paused)
@@ -197,6 +177,7 @@ void write_sync(JsonWriter& w, const SyncStatusView& s) {
     write_run(w, *s.last);
   else
     w.null();
+  if (more) more();
   w.end_object();
 }
 
@@ -255,6 +236,7 @@ const std::vector<ApiRoute>& api_routes() {
       {"GET", "/api/v1/syncs/{sync}", false, Role::viewer, ""},
       {"PUT", "/api/v1/syncs/{sync}", false, Role::editor, "sync.update"},
       {"DELETE", "/api/v1/syncs/{sync}", false, Role::editor, "sync.delete"},
+      {"GET", "/api/v1/syncs/{sync}/manifest", false, Role::editor, ""},
       {"GET", "/api/v1/syncs/{sync}/status", false, Role::viewer, ""},
       {"POST", "/api/v1/syncs/{sync}/run", false, Role::admin, "sync.run"},
       {"POST", "/api/v1/syncs/{sync}/resync", false, Role::admin, "sync.resync"},
@@ -263,6 +245,7 @@ const std::vector<ApiRoute>& api_routes() {
       {"GET", "/api/v1/syncs/{sync}/runs", false, Role::viewer, ""},
       {"GET", "/api/v1/syncs/{sync}/runs/{run}", false, Role::viewer, ""},
       {"GET", "/api/v1/syncs/{sync}/runs/{run}/summary", false, Role::viewer, ""},
+      {"POST", "/api/v1/plans", false, Role::editor, "sync.plan"},
       {"GET", "/api/v1/sources", false, Role::viewer, ""},
       {"POST", "/api/v1/sources", false, Role::editor, "source.connect"},
       {"GET", "/api/v1/users", false, Role::admin, ""},
@@ -294,25 +277,22 @@ bool valid_user_name(const std::string& name) {
   return plain_name(name, 64);
 }
 
-// Who made a request, once its credential is checked.
-struct Caller {
-  std::string actor = "anonymous";  // user name or token:<id>
-  Role role = Role::viewer;
-  bool session = false;
-  std::string csrf;
-};
-
 struct ApiServer::Handler {
   const ServeConfig& config;
   ServeStore& store;
   Scheduler& scheduler;
   std::function<std::string()> metrics;
   const std::atomic<bool>& ready;
-  bool tls = false;
-  // A connected Kafka client per sync whose status was asked for, kept while it is asked
-  // again within kClientIdle: a new client's first round trips are most of a status's time.
+  Access access;
+  Console console{
+      access, [this](const std::string& method, const std::string& path, const std::string& body,
+                     const Caller& caller, const std::string& address) {
+        return call(method, path, body, caller, address);
+      }};
+  // A connected Kafka client per source (syncs of one cluster and key share it) whose syncs'
+  // status was asked for, kept while asked again within kClientIdle: a new client's first
+  // round trips are most of a status's time.
   struct CachedClient {
-    std::string settings;  // what it was made from (the secret as its digest)
     std::unique_ptr<kafka::Client> client;
     std::mutex mu;  // one status at a time per client
     Clock::time_point used;
@@ -329,18 +309,122 @@ struct ApiServer::Handler {
     std::lock_guard lock(clients_mu);
     const auto now = Clock::now();
     for (auto it = clients.begin(); it != clients.end();)
-      it = now - it->second->used > kClientIdle && it->first != m.name ? clients.erase(it) : std::next(it);
-    auto& entry = clients[m.name];
-    if (!entry || entry->settings != settings) {
-      entry = std::make_shared<CachedClient>();
-      entry->settings = settings;
-    }
+      it = now - it->second->used > kClientIdle && it->first != settings ? clients.erase(it) : std::next(it);
+    auto& entry = clients[settings];  // the secret as its digest
+    if (!entry) entry = std::make_shared<CachedClient>();
     entry->used = now;
     return entry;
   }
 
-  // Compared with when the user named in a sign-in does not exist: that takes as long.
-  std::string decoy_hash = hash_password(random_secret(16));
+  // What the cluster says of a sync's partitions, through its cached client.
+  ClusterView cluster_view(const Manifest& manifest, StateStore& warehouse) {
+    const auto cached = client_for(manifest);
+    ClusterView cluster;
+    std::lock_guard lock(cached->mu);
+    if (!cached->client) {
+      try {
+        auto client = std::make_unique<kafka::Client>(manifest.source, kafka::ClientOptions{});
+        client->check_connection(
+            std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
+        cached->client = std::move(client);
+      } catch (const Error& e) {
+        cluster.why_not = e.what();
+        return cluster;
+      }
+    }
+    cluster = view_cluster(manifest, warehouse, *cached->client);
+    if (!cluster.reachable) cached->client.reset();  // a new one next time
+    return cluster;
+  }
+
+  // Each sync's lag and last run's rows as last looked up, for the list of syncs: a status
+  // answer refreshes them, and the list looks again when they are older than kFiguresAge.
+  struct Figures {
+    std::optional<int64_t> lag, rows_last_run;
+    int64_t at_ms = 0;
+    // When the sync's last run (as the service saw it) ended, then: a new run, a new look.
+    std::optional<int64_t> last_run_ended_ms;
+  };
+  static constexpr int64_t kFiguresAge_ms = 15000;
+  std::mutex figures_mu;
+  std::map<std::string, Figures> figures;
+
+  void know(const SyncStatusView& s, const Manifest& manifest, StateStore& warehouse,
+            const ClusterView& cluster) {
+    Figures f;
+    if (s.last) f.last_run_ended_ms = s.last->ended_ms;
+    f.lag = total_lag(manifest, warehouse, cluster);
+    for (const auto& run : warehouse.runs(manifest.name, 1)) {
+      simdjson::dom::parser parser;
+      int64_t rows = 0;
+      if (!parser.parse(run.json)["rows_published"].get(rows)) f.rows_last_run = rows;
+    }
+    f.at_ms = now_ms();
+    std::lock_guard lock(figures_mu);
+    figures[s.id] = f;
+  }
+
+  // The figures known of each of `syncs` (none yet for some); those older than kFiguresAge,
+  // or from before the sync's last run, are looked up again in the background: a cluster
+  // that does not answer keeps no list waiting.
+  std::vector<Figures> figures_of(const std::vector<SyncStatusView>& syncs) {
+    std::vector<Figures> out;
+    std::vector<SyncStatusView> stale;
+    {
+      std::lock_guard lock(figures_mu);
+      for (const auto& s : syncs) {
+        const auto it = figures.find(s.id);
+        out.push_back(it == figures.end() ? Figures{} : it->second);
+        if (it == figures.end() || now_ms() - it->second.at_ms >= kFiguresAge_ms ||
+            it->second.last_run_ended_ms != (s.last ? s.last->ended_ms : std::nullopt))
+          stale.push_back(s);
+      }
+    }
+    if (!stale.empty()) look_again(std::move(stale));
+    return out;
+  }
+
+  std::mutex look_mu;
+  std::thread looker;  // one look at a time
+  bool looking = false;
+  std::atomic<bool> stopping{false};
+
+  void look_again(std::vector<SyncStatusView> syncs) {
+    std::lock_guard lock(look_mu);
+    if (looking) return;
+    if (looker.joinable()) looker.join();  // done already
+    looking = true;
+    looker = std::thread([this, syncs = std::move(syncs)] {
+      for (const auto& s : syncs) {
+        if (stopping) break;
+        try {
+          auto manifest = load_manifest(s.manifest);
+          resolve_saved_source(manifest);
+          auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
+          know(s, manifest, *warehouse, cluster_view(manifest, *warehouse));
+        } catch (const std::exception&) {
+          // A warehouse busy, away or not made yet: the figures known before, and another
+          // look once they are old again.
+          std::lock_guard lock(figures_mu);
+          auto& f = figures[s.id];
+          f.at_ms = now_ms();
+          f.last_run_ended_ms = s.last ? s.last->ended_ms : std::nullopt;
+        }
+      }
+      std::lock_guard done(look_mu);
+      looking = false;
+    });
+  }
+
+  ~Handler() {
+    stopping = true;
+    std::thread last;
+    {
+      std::lock_guard lock(look_mu);
+      last = std::move(looker);
+    }
+    if (last.joinable()) last.join();
+  }
 
   using Values = std::map<std::string, std::string>;
 
@@ -348,7 +432,18 @@ struct ApiServer::Handler {
     const auto began = std::chrono::steady_clock::now();
     Reply reply;
     try {
-      reply = dispatch(req);
+      if (auto page = console_page(req)) {
+        reply = std::move(*page);
+        // Pages load the console's stylesheet and script, fetch themselves and post their forms
+        // here; nothing else.
+        res.headers.erase("Content-Security-Policy");
+        res.set_header(
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; "
+            "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+      } else {
+        reply = dispatch(req);
+      }
     } catch (const Reply& r) {
       reply = r;
     } catch (const Error& e) {
@@ -378,8 +473,23 @@ struct ApiServer::Handler {
   }
 
   void audit(const Caller& c, const std::string& action, const std::string& target,
-             const std::string& outcome, const httplib::Request& req) {
-    store.audit(AuditEntry{0, now_ms(), c.actor, action, target, outcome, req.remote_addr});
+             const std::string& outcome, const std::string& address) {
+    access.audit(c, action, target, outcome, address);
+  }
+
+  std::optional<Reply> console_page(const httplib::Request& req) {
+    PageRequest page{req.method, req.path, {}, {}, req.get_header_value("Cookie"), req.remote_addr};
+    for (const auto& [k, v] : req.params) page.query.emplace(k, v);
+    if (req.method == "POST" &&
+        req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0) {
+      httplib::Params form;
+      httplib::detail::parse_query_text(req.body, form);
+      for (const auto& [k, v] : form) page.form.emplace(k, v);
+    }
+    auto answer = console.serve(page);
+    if (!answer) return std::nullopt;
+    Reply r{answer->status, std::move(answer->body), answer->type, std::move(answer->headers)};
+    return r;
   }
 
   Reply dispatch(const httplib::Request& req) {
@@ -411,88 +521,86 @@ struct ApiServer::Handler {
             404, "not_found", "no " + name + " of that name",
             "names are letters, digits, '.', '_', '-' and '@', starting with a letter or digit");
     Caller caller;
-    const std::string target = values.count("sync")    ? values["sync"]
-                               : values.count("user")  ? values["user"]
-                               : values.count("token") ? values["token"]
-                                                       : "";
     if (!route->open) {
       if (auto refused = authenticate(req, caller)) {
-        audit(caller, route->action.empty() ? "read " + route->path : route->action, target,
-              "refused: " + std::to_string(refused->status), req);
+        audit(caller, route->action.empty() ? "read " + route->path : route->action,
+              target_of(values), "refused: " + std::to_string(refused->status), req.remote_addr);
         return *refused;
-      }
-      if (caller.role < route->role) {
-        audit(caller, route->action.empty() ? "read " + route->path : route->action, target,
-              "refused: 403", req);
-        return error_reply(403, "forbidden",
-                           caller.actor + " (" + role_name(caller.role) +
-                               ") may not do this: it takes the " + role_name(route->role) +
-                               " role",
-                           "ask an admin for that role, or for a token with it");
       }
       if (caller.session && req.method != "GET" &&
           !same_digest(req.get_header_value("X-CSRF-Token"), caller.csrf)) {
-        audit(caller, route->action, target, "refused: CSRF token missing or wrong", req);
+        audit(caller, route->action, target_of(values), "refused: CSRF token missing or wrong",
+              req.remote_addr);
         return error_reply(
             403, "csrf", "this change needs the session's CSRF token in the X-CSRF-Token header",
             "send the csrf_token the sign-in answered (GET /api/v1/me answers it too)");
       }
     }
+    return invoke(*route, values, req, caller);
+  }
+
+  static std::string target_of(const Values& values) {
+    for (const char* name : {"sync", "user", "token"})
+      if (const auto it = values.find(name); it != values.end()) return it->second;
+    return "";
+  }
+
+  // A route for a caller whose credential is checked: the role, then the route, audited.
+  Reply invoke(const ApiRoute& route, Values& values, const httplib::Request& req,
+               const Caller& caller) {
+    const auto target = target_of(values);
+    if (!route.open && caller.role < route.role) {
+      audit(caller, route.action.empty() ? "read " + route.path : route.action, target,
+            "refused: 403", req.remote_addr);
+      return error_reply(403, "forbidden",
+                         caller.actor + " (" + role_name(caller.role) +
+                             ") may not do this: it takes the " + role_name(route.role) + " role",
+                         "ask an admin for that role, or for a token with it");
+    }
     Reply reply;
     try {
-      reply = run(*route, values, req, caller);
+      reply = run(route, values, req, caller);
     } catch (const Reply& r) {
       reply = r;
     }
-    if (!route->action.empty() && route->action != "session.create")
-      audit(caller, route->action, target,
+    if (!route.action.empty() && route.action != "session.create")
+      audit(caller, route.action, target,
             reply.status < 300
                 ? "ok"
                 : (reply.status < 500 ? "refused: " : "failed: ") + std::to_string(reply.status),
-            req);
+            req.remote_addr);
     return reply;
+  }
+
+  // The API as the console calls it: `path` (with its query) as `caller`, who signed in.
+  ApiAnswer call(const std::string& method, const std::string& path, const std::string& body,
+                 const Caller& caller, const std::string& address) {
+    httplib::Request req;
+    req.method = method;
+    const auto q = path.find('?');
+    req.path = path.substr(0, q);
+    if (q != std::string::npos) httplib::detail::parse_query_text(path.substr(q + 1), req.params);
+    req.body = body;
+    req.remote_addr = address;
+    for (const auto& r : api_routes()) {
+      if (r.method != method) continue;
+      auto values = match(r.path, req.path);
+      if (!values) continue;
+      for (const auto& [name, value] : *values)
+        if (!plain_name(value))
+          return ApiAnswer{404, error_reply(404, "not_found", "no such " + name).body};
+      const auto reply = invoke(r, *values, req, caller);
+      return ApiAnswer{reply.status, reply.body};
+    }
+    return ApiAnswer{404, error_reply(404, "not_found", "no such route: " + req.path).body};
   }
 
   // The caller's credential: a bearer token, or a session cookie. An answer when refused.
   std::optional<Reply> authenticate(const httplib::Request& req, Caller& caller) {
-    const auto auth = req.get_header_value("Authorization");
-    if (!auth.empty()) {
-      static const std::string bearer = "Bearer ";
-      const auto token = auth.rfind(bearer, 0) == 0 ? auth.substr(bearer.size()) : "";
-      // krow_<10 hex>_<secret>
-      if (token.size() > 16 && token.rfind("krow_", 0) == 0 && token[15] == '_') {
-        const auto id = token.substr(5, 10);
-        const auto t = store.token(id);
-        if (t && same_digest(t->digest, secret_digest(token.substr(16)))) {
-          caller.actor = "token:" + id;
-          if (t->revoked_ms)
-            return error_reply(401, "token_revoked", "this API token was revoked",
-                               "ask an admin for a new one (POST /api/v1/tokens)");
-          caller.role = t->role;
-          store.token_used(id, now_ms());
-          return std::nullopt;
-        }
-      }
-      return error_reply(
-          401, "unauthenticated", "the Authorization header holds no valid API token",
-          "send Authorization: Bearer krow_... with a token from POST /api/v1/tokens or "
-          "`krow serve create-token`");
-    }
-    if (const auto cookie = header_cookie(req, "krow_session")) {
-      const auto s = store.session(secret_digest(*cookie));
-      if (s && s->expires_ms > now_ms()) {
-        if (const auto u = store.user(s->user)) {
-          caller = Caller{u->name, u->role, true, s->csrf};
-          return std::nullopt;
-        }
-      }
-      return error_reply(401, "session_expired",
-                         "the session has ended (expired, signed out or its user removed)",
-                         "sign in again (POST /api/v1/sessions)");
-    }
-    return error_reply(
-        401, "unauthenticated", "this route needs a credential",
-        "send Authorization: Bearer <API token>, or sign in (POST /api/v1/sessions)");
+    const auto refused = access.authenticate(req.get_header_value("Authorization"),
+                                             req.get_header_value("Cookie"), caller);
+    if (!refused) return std::nullopt;
+    return error_reply(refused->status, refused->code, refused->message, refused->fix);
   }
 
   Reply run(const ApiRoute& route, Values& v, const httplib::Request& req, const Caller& caller) {
@@ -520,6 +628,7 @@ struct ApiServer::Handler {
       return delete_sync(v["sync"]);
     }
     if (p == "/api/v1/syncs/{sync}/status") return sync_status(v["sync"]);
+    if (p == "/api/v1/syncs/{sync}/manifest") return sync_manifest(v["sync"]);
     if (p == "/api/v1/syncs/{sync}/run") return act(v["sync"], Scheduler::Action::run);
     if (p == "/api/v1/syncs/{sync}/resync") return act(v["sync"], Scheduler::Action::resync);
     if (p == "/api/v1/syncs/{sync}/pause") return act(v["sync"], Scheduler::Action::pause);
@@ -528,6 +637,7 @@ struct ApiServer::Handler {
     if (p == "/api/v1/syncs/{sync}/runs/{run}") return run_record(v["sync"], v["run"], false);
     if (p == "/api/v1/syncs/{sync}/runs/{run}/summary")
       return run_record(v["sync"], v["run"], true);
+    if (p == "/api/v1/plans") return plan(req);
     if (p == "/api/v1/sources") return m == "GET" ? list_sources() : connect(req);
     if (p == "/api/v1/users") return m == "GET" ? list_users() : create_user(req);
     if (p == "/api/v1/users/{user}")
@@ -542,54 +652,19 @@ struct ApiServer::Handler {
 
   Reply sign_in(const httplib::Request& req) {
     const Body body(req.body, {"name", "password"});
-    const auto name = body.required("name");
-    const auto password = body.required("password");
-    const auto now = now_ms();
-    const Caller someone{plain_name(name, 64) ? name : "anonymous", Role::viewer, false, ""};
-    int64_t wait_ms = 0;
-    for (const auto& [key, free] :
-         {std::pair{"user:" + name, kFreeFailuresPerUser},
-          std::pair{"address:" + req.remote_addr, kFreeFailuresPerAddress}}) {
-      const auto [count, last] = store.failures(key);
-      if (count < free) continue;
-      const int64_t pause = std::min<int64_t>(300000, int64_t(1000) << std::min(count - free, 9));
-      wait_ms = std::max(wait_ms, last + pause - now);
-    }
-    if (wait_ms > 0) {
-      audit(someone, "session.create", "", "refused: throttled", req);
-      auto r =
-          error_reply(429, "throttled", "too many failed sign-ins for this user or address",
-                      "wait " + std::to_string((wait_ms + 999) / 1000) + " s before trying again");
-      r.headers.emplace_back("Retry-After", std::to_string((wait_ms + 999) / 1000));
+    Access::SignedIn in;
+    if (const auto refused =
+            access.sign_in(body.required("name"), body.required("password"), req.remote_addr, in)) {
+      auto r = error_reply(refused->status, refused->code, refused->message, refused->fix);
+      if (refused->retry_after_s > 0)
+        r.headers.emplace_back("Retry-After", std::to_string(refused->retry_after_s));
       return r;
     }
-    const auto user = plain_name(name, 64) ? store.user(name) : std::nullopt;
-    const bool ok = password_matches(user ? user->password_hash : decoy_hash, password) && user;
-    if (!ok) {
-      store.sign_in_failed("user:" + name, now);
-      store.sign_in_failed("address:" + req.remote_addr, now);
-      audit(someone, "session.create", "", "refused: wrong name or password", req);
-      return error_reply(401, "wrong_credentials", "wrong user name or password",
-                         "check them; an admin can set a new password (PUT /api/v1/users/NAME)");
-    }
-    store.sign_in_succeeded("user:" + name);
-    store.sign_in_succeeded("address:" + req.remote_addr);
-    const auto secret = random_secret(32);
-    const Session s{secret_digest(secret), user->name, random_secret(24), now,
-                    now + int64_t(kSessionHours) * 3600 * 1000};
-    store.add_session(s);
-    audit(Caller{user->name, user->role, true, ""}, "session.create", "", "ok", req);
     JsonWriter w;
-    w.begin_object()
-        .field("name", user->name)
-        .field("role", role_name(user->role))
-        .field("csrf_token", s.csrf);
-    w.field("expires_at_ms", s.expires_ms).end_object();
+    w.begin_object().field("name", in.caller.actor).field("role", role_name(in.caller.role));
+    w.field("csrf_token", in.caller.csrf).field("expires_at_ms", in.expires_ms).end_object();
     auto r = json_reply(201, w.str());
-    r.headers.emplace_back("Set-Cookie",
-                           "krow_session=" + secret +
-                               "; Path=/; Max-Age=" + std::to_string(kSessionHours * 3600) +
-                               "; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
+    r.headers.emplace_back("Set-Cookie", in.set_cookie);
     return r;
   }
 
@@ -597,12 +672,8 @@ struct ApiServer::Handler {
     if (!caller.session)
       throw error_reply(400, "no_session", "this request was made with an API token, not a session",
                         "revoke a token with DELETE /api/v1/tokens/ID");
-    if (const auto cookie = header_cookie(req, "krow_session"))
-      store.end_session(secret_digest(*cookie));
     auto r = Reply{204, "", "application/json", {}};
-    r.headers.emplace_back(
-        "Set-Cookie", std::string("krow_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict") +
-                          (tls ? "; Secure" : ""));
+    r.headers.emplace_back("Set-Cookie", access.sign_out(req.get_header_value("Cookie")));
     return r;
   }
 
@@ -619,7 +690,17 @@ struct ApiServer::Handler {
   Reply list_syncs() {
     JsonWriter w;
     w.begin_array();
-    for (const auto& s : scheduler.status()) write_sync(w, s);
+    const auto syncs = scheduler.status();
+    const auto known = figures_of(syncs);
+    for (size_t i = 0; i < syncs.size(); ++i) {
+      const auto& s = syncs[i];
+      const auto& f = known[i];
+      write_sync(w, s, [&] {
+        write_number(w, "lag", f.lag);
+        write_number(w, "rows_last_run", f.rows_last_run);
+        write_time(w, "figures_at_ms", f.at_ms ? std::optional<int64_t>(f.at_ms) : std::nullopt);
+      });
+    }
     return json_reply(200, w.end_array().str());
   }
 
@@ -630,8 +711,11 @@ struct ApiServer::Handler {
   }
 
   // A manifest sent to the API, checked as `krow plan` checks one, and its schedule.
-  HostedSync checked_sync(const Body& body, const std::string& must_be_id) {
-    const auto yaml = body.required("manifest");
+  // `must_be_new`: its ID is checked to be free before anything is written.
+  // `yaml`: the manifest sent (for a change, with the saved passwords put back where it
+  // holds their mask).
+  HostedSync checked_sync(const std::string& yaml, const Body& body, const std::string& must_be_id,
+                          bool must_be_new = false) {
     const auto schedule_text = body.text("schedule").value_or("manual");
     Schedule schedule = Schedule::parse("manual", "schedule");
     try {
@@ -639,6 +723,34 @@ struct ApiServer::Handler {
     } catch (const Error& e) {
       throw error_reply(422, "invalid_schedule", e);
     }
+    const auto manifest = checked_manifest(yaml, must_be_id);
+    if (must_be_new && scheduler.status(manifest.name))
+      throw error_reply(409, "sync_exists", "a sync '" + manifest.name + "' is hosted already",
+                        "change it with PUT /api/v1/syncs/" + manifest.name + ", or give the manifest another name");
+    HostedSync h{manifest.name, config.api_manifests / (manifest.name + ".yaml"), schedule, true};
+    write_manifest_file(h.manifest, yaml);
+    return h;
+  }
+
+  // Writes `yaml` to `file` whole or not at all (a temporary file renamed).
+  void write_manifest_file(const std::filesystem::path& file, const std::string& yaml) {
+    std::error_code ec;
+    std::filesystem::create_directories(config.api_manifests, ec);
+    const auto temp = file.string() + ".new";
+    {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      out << yaml;
+      if (!out.flush())
+        throw error_reply(500, "cannot_save", "cannot write " + temp,
+                          "check that api_manifests in the service's config is a writable folder");
+    }
+    std::filesystem::rename(temp, file, ec);
+    if (ec)
+      throw error_reply(500, "cannot_save", "cannot write " + file.string() + ": " + ec.message());
+  }
+
+  // A manifest sent to the API, checked as `krow plan` checks one before it reads anything.
+  Manifest checked_manifest(const std::string& yaml, const std::string& must_be_id) {
     // The service's environment is not the sender's: a manifest sent here names a saved
     // source (POST /api/v1/sources) instead of ${VARIABLES}.
     if (yaml.find("${") != std::string::npos)
@@ -669,41 +781,43 @@ struct ApiServer::Handler {
         throw error_reply(422, "invalid_manifest", e);
       }
     }
-    HostedSync h{manifest.name, config.api_manifests / (manifest.name + ".yaml"), schedule, true};
+    return manifest;
+  }
+
+  // What `krow plan` says of a manifest sent to the API: run as the command line runs it, on
+  // a temporary copy beside the API's manifests (relative paths mean the same there).
+  Reply plan(const httplib::Request& req) {
+    const Body body(req.body, {"manifest", "sync"});
+    // Planning a change of a sync: its saved passwords where the manifest holds their mask.
+    const auto sync = body.text("sync");
+    const auto yaml =
+        sync ? with_saved_secrets(body.required("manifest"), *sync) : body.required("manifest");
+    checked_manifest(yaml, "");
+    const auto file = config.api_manifests / (".plan-" + random_secret(9) + ".yaml");
+    write_manifest_file(file, yaml);
+    const auto program = std::filesystem::read_symlink("/proc/self/exe").string();
+    const auto out =
+        run_child({program, "plan", "--format", "md", file.string()}, std::chrono::seconds(120));
     std::error_code ec;
-    std::filesystem::create_directories(config.api_manifests, ec);
-    const auto temp = h.manifest.string() + ".new";
-    {
-      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-      out << yaml;
-      if (!out.flush())
-        throw error_reply(500, "cannot_save", "cannot write " + temp,
-                          "check that api_manifests in the service's config is a writable folder");
+    std::filesystem::remove(file, ec);
+    if (out.timed_out)
+      throw error_reply(504, "plan_timeout", "the plan took longer than 2 minutes",
+                        "check that the cluster and the warehouse answer (krow doctor)");
+    if (out.exit_code != 0) {
+      std::string said = out.output;
+      if (const auto at = said.rfind("krow: error: "); at != std::string::npos)
+        said = said.substr(at + 13);
+      while (!said.empty() && said.back() == '\n') said.pop_back();
+      throw error_reply(422, "plan_failed", said);
     }
-    std::filesystem::rename(temp, h.manifest, ec);
-    if (ec)
-      throw error_reply(500, "cannot_save",
-                        "cannot write " + h.manifest.string() + ": " + ec.message());
-    return h;
+    JsonWriter w;
+    w.begin_object().field("plan", out.output).end_object();
+    return json_reply(200, w.str());
   }
 
   Reply create_sync(const httplib::Request& req, const Caller& caller) {
     const Body body(req.body, {"manifest", "schedule"});
-    // Checked before anything is written: the ID must be free.
-    {
-      Manifest peek;
-      try {
-        peek = parse_manifest(body.required("manifest"), config.api_manifests / "new.yaml",
-                              [](const char*) -> const char* { return nullptr; });
-      } catch (const Error&) {
-        // checked_sync says why
-      }
-      if (!peek.name.empty() && scheduler.status(peek.name))
-        throw error_reply(409, "sync_exists", "a sync '" + peek.name + "' is hosted already",
-                          "change it with PUT /api/v1/syncs/" + peek.name +
-                              ", or give the manifest another name");
-    }
-    const auto h = checked_sync(body, "");
+    const auto h = checked_sync(body.required("manifest"), body, "", /*must_be_new=*/true);
     if (!scheduler.add(h))
       throw error_reply(409, "sync_exists", "a sync '" + h.id + "' is hosted already",
                         "change it with PUT /api/v1/syncs/" + h.id);
@@ -724,13 +838,39 @@ struct ApiServer::Handler {
           "change it there and restart the service");
   }
 
+  // `yaml` with the passwords of sync `id`'s saved manifest where it holds their mask.
+  std::string with_saved_secrets(const std::string& yaml, const std::string& id) {
+    if (yaml.find(kSecretMask) == std::string::npos) return yaml;
+    const auto s = hosted(id);
+    try {
+      return restore_secrets(yaml, read_text_file(s.manifest));
+    } catch (const Error& e) {
+      throw error_reply(422, "invalid_manifest", e);
+    }
+  }
+
+  // A sync's manifest as saved, its passwords masked; editable when made through the API.
+  Reply sync_manifest(const std::string& id) {
+    const auto s = hosted(id);
+    std::string text;
+    try {
+      text = read_text_file(s.manifest);
+    } catch (const Error& e) {
+      throw error_reply(500, "cannot_read", e);
+    }
+    JsonWriter w;
+    w.begin_object().field("id", id).field("schedule", s.schedule).field("editable", s.from_api);
+    w.field("manifest", mask_secrets(text)).end_object();
+    return json_reply(200, w.str());
+  }
+
   Reply update_sync(const std::string& id, const httplib::Request& req) {
     only_api_syncs(hosted(id));
     const Body body(req.body, {"manifest", "schedule"});
     if (hosted(id).running)
       throw error_reply(409, "running", "sync '" + id + "' has a run under way",
                         "wait for it to end, or pause it");
-    const auto h = checked_sync(body, id);
+    const auto h = checked_sync(with_saved_secrets(body.required("manifest"), id), body, id);
     if (scheduler.replace(h) == Scheduler::Answer::running)
       throw error_reply(409, "running", "sync '" + id + "' has a run under way",
                         "wait for it to end, or pause it");
@@ -791,24 +931,8 @@ struct ApiServer::Handler {
       // Confluent Cloud (krow never joins it). The workers' own group is status.workers_group.
       w.field("consumer_group", "krow-" + manifest.name);
       auto warehouse = open_warehouse(manifest.warehouse, manifest.name, OpenMode::read_only);
-      const auto cached = client_for(manifest);
-      ClusterView cluster;
-      {
-        std::lock_guard lock(cached->mu);
-        if (!cached->client) {
-          try {
-            auto client = std::make_unique<kafka::Client>(manifest.source, kafka::ClientOptions{});
-            client->check_connection(std::chrono::seconds(std::min(manifest.source.connect_timeout_s, 10)));
-            cached->client = std::move(client);
-          } catch (const Error& e) {
-            cluster.why_not = e.what();
-          }
-        }
-        if (cached->client) {
-          cluster = view_cluster(manifest, *warehouse, *cached->client);
-          if (!cluster.reachable) cached->client.reset();  // a new one next time
-        }
-      }
+      const auto cluster = cluster_view(manifest, *warehouse);
+      know(s, manifest, *warehouse, cluster);
       w.key("status").raw(format_status(manifest, *warehouse, cluster, true));
     } catch (const Error& e) {
       w.key("status").null().field("status_error", std::string(e.what()));
@@ -1049,11 +1173,11 @@ struct ApiServer::Handler {
 
 ApiServer::ApiServer(const ServeConfig& config, ServeStore& store, Scheduler& scheduler,
                      std::function<std::string()> metrics, const std::atomic<bool>& ready)
-    : handler_(new Handler{config, store, scheduler, std::move(metrics), ready}) {
+    : handler_(new Handler{config, store, scheduler, std::move(metrics), ready,
+                           Access(store, !config.tls_certificate.empty())}) {
   const auto address =
       metrics::parse_listen_address(config.listen, config.file.string() + ": listen");
   tls_ = !config.tls_certificate.empty();
-  handler_->tls = tls_;
   if (tls_) {
     auto ssl = std::make_unique<httplib::SSLServer>(config.tls_certificate.c_str(),
                                                     config.tls_key.c_str());

@@ -2,9 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +12,7 @@
 #include <regex>
 #include <thread>
 
+#include "serve/child.hpp"
 #include "util/error.hpp"
 #include "util/process.hpp"
 
@@ -161,31 +159,7 @@ void Scheduler::start(Hosted& h, const std::string& trigger, Clock::time_point n
   else if (h.sync.schedule.kind() == Schedule::Kind::continuous && trigger != "manual")
     // Its figures on a port of its own, which the service's /metrics takes in.
     args.insert(args.end(), {"--follow", "--metrics-address", "127.0.0.1:0"});
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t parent = getpid();
-  rlimit files{};
-  const int max_fd = getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 65536
-                         ? static_cast<int>(files.rlim_cur)
-                         : 65536;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // The child: only async-signal-safe calls until exec.
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(1);  // the service ended meanwhile
-    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null >= 0) dup2(null, 0);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    // Nothing else of the service goes with the run (cpp-httplib's sockets are not
-    // close-on-exec): above all not its listening socket, which a run outliving a killed
-    // service would keep, so that the service could not listen on its port again.
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
-      for (int other = 3; other < max_fd; ++other) ::close(other);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  const pid_t pid = spawn_child(std::move(args), fd);
   ::close(fd);
   if (pid < 0) {
     std::fprintf(stderr, "krow serve: cannot start a run of sync '%s' (fork failed)\n", h.sync.id.c_str());
