@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <sstream>
 
 #include "secrets/credentials.hpp"
+#include "util/json_writer.hpp"
+#include "util/text.hpp"
 
 namespace krow::serve {
 
@@ -70,22 +71,16 @@ std::string esc(std::string_view text) {
   return html_escape(text);
 }
 
+// "2026-12-06 03:10:52 UTC" (the ISO form, easier to read).
 std::string utc(int64_t ms) {
-  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm t{};
-  gmtime_r(&secs, &t);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &t);
-  return buf;
+  auto text = utc_time(ms);  // 2026-12-06T03:10:52Z
+  text[10] = ' ';
+  text.pop_back();
+  return text + " UTC";
 }
 
 std::string thousands(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (n < 0 ? "-" : "") + out;
+  return n < 0 ? "-" + with_thousands(static_cast<uint64_t>(-n)) : with_thousands(static_cast<uint64_t>(n));
 }
 
 // A figure with its thousands marked, or a dash when it is not known.
@@ -205,25 +200,10 @@ std::string next_cell(element s) {
 
 // A JSON object body for the API from form fields (strings).
 std::string json_body(const std::vector<std::pair<std::string, std::string>>& fields) {
-  std::string out = "{";
-  for (const auto& [k, v] : fields) {
-    if (out.size() > 1) out += ",";
-    out += "\"" + k + "\":\"";
-    for (const unsigned char c : v) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += static_cast<char>(c);
-      } else if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-    out += "\"";
-  }
-  return out + "}";
+  JsonWriter w;
+  w.begin_object();
+  for (const auto& [k, v] : fields) w.field(k, v);
+  return w.end_object().str();
 }
 
 std::string role_select(const std::string& id, const std::string& chosen) {
