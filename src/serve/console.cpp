@@ -80,7 +80,8 @@ std::string utc(int64_t ms) {
 }
 
 std::string thousands(int64_t n) {
-  return n < 0 ? "-" + with_thousands(static_cast<uint64_t>(-n)) : with_thousands(static_cast<uint64_t>(n));
+  return n < 0 ? "-" + with_thousands(static_cast<uint64_t>(-n))
+               : with_thousands(static_cast<uint64_t>(n));
 }
 
 // A figure with its thousands marked, or a dash when it is not known.
@@ -204,6 +205,22 @@ std::string json_body(const std::vector<std::pair<std::string, std::string>>& fi
   w.begin_object();
   for (const auto& [k, v] : fields) w.field(k, v);
   return w.end_object().str();
+}
+
+// The start of a table: its caption, if any, and its header cells. A column named "#Lag"
+// holds figures (right-aligned, as "Lag").
+std::string table_head(std::initializer_list<std::string_view> columns,
+                       std::string_view caption = {}) {
+  std::string out = "<table>";
+  if (!caption.empty()) out += "<caption class=\"muted\">" + std::string(caption) + "</caption>";
+  out += "<thead><tr>";
+  for (auto c : columns) {
+    const bool figures = !c.empty() && c.front() == '#';
+    if (figures) c.remove_prefix(1);
+    out += std::string("<th scope=\"col\"") + (figures ? " class=\"num\"" : "") + ">" +
+           std::string(c) + "</th>";
+  }
+  return out + "</tr></thead><tbody>";
 }
 
 std::string role_select(const std::string& id, const std::string& chosen) {
@@ -353,13 +370,9 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     for (const char* f : {"all", "running", "failing", "paused", "stuck", "idle"})
       body += std::string("<a href=\"/syncs?status=") + f + "\"" +
               (filter == f ? " aria-current=\"true\"" : "") + ">" + f + "</a>";
-    body +=
-        "</p><table><caption class=\"muted\">Hosted syncs</caption><thead><tr><th "
-        "scope=\"col\">Sync</th>"
-        "<th scope=\"col\">Schedule</th><th scope=\"col\">Status</th><th scope=\"col\">Last "
-        "run</th>"
-        "<th scope=\"col\" class=\"num\">Rows (last run)</th><th scope=\"col\" "
-        "class=\"num\">Lag</th><th scope=\"col\">Next run</th></tr></thead><tbody>";
+    body += "</p>" + table_head({"Sync", "Schedule", "Status", "Last run", "#Rows (last run)",
+                                 "#Lag", "Next run"},
+                                "Hosted syncs");
     simdjson::dom::parser parser;
     array syncs;
     size_t shown = 0;
@@ -412,10 +425,7 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     }
     const auto a = call("GET", "/api/v1/users");
     if (a.status != 200) return html(a.status, layout(&caller, "Users", error_notice(a), "users"));
-    std::string body =
-        notice +
-        "<table><thead><tr><th scope=\"col\">User</th><th scope=\"col\">Role</th><th "
-        "scope=\"col\">Created</th><th scope=\"col\">Change</th></tr></thead><tbody>";
+    std::string body = notice + table_head({"User", "Role", "Created", "Change"});
     simdjson::dom::parser parser;
     array users;
     if (!parser.parse(a.body).get(users))
@@ -485,10 +495,7 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     if (a.status != 200)
       return html(a.status, layout(&caller, "API tokens", error_notice(a), "tokens"));
     std::string body =
-        notice +
-        "<table><thead><tr><th scope=\"col\">Token</th><th scope=\"col\">For</th><th "
-        "scope=\"col\">Role</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th "
-        "scope=\"col\">State</th></tr></thead><tbody>";
+        notice + table_head({"Token", "For", "Role", "Created", "Last used", "State"});
     simdjson::dom::parser parser;
     array tokens;
     if (!parser.parse(a.body).get(tokens))
@@ -589,11 +596,7 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
       body += "<div class=\"flash\" role=\"status\">Source " + esc(it->second) +
               " checked and saved.</div>";
     if (caller.role >= Role::editor) body += "<p><a href=\"/sources/new\">Connect a source</a></p>";
-    body +=
-        "<table><thead><tr><th scope=\"col\">Source</th><th scope=\"col\">Bootstrap "
-        "servers</th><th "
-        "scope=\"col\">Cluster</th><th scope=\"col\">Registry</th><th "
-        "scope=\"col\">Saved</th></tr></thead><tbody>";
+    body += table_head({"Source", "Bootstrap servers", "Cluster", "Registry", "Saved"});
     simdjson::dom::parser parser;
     array sources;
     if (!parser.parse(a.body).get(sources))
@@ -609,11 +612,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     const auto a = call("GET", "/api/v1/audit?limit=500");
     if (a.status != 200)
       return html(a.status, layout(&caller, "Audit log", error_notice(a), "audit"));
-    std::string body =
-        "<table><caption class=\"muted\">The latest 500 entries, newest first</caption><thead><tr>"
-        "<th scope=\"col\">When</th><th scope=\"col\">Who</th><th scope=\"col\">What</th><th "
-        "scope=\"col\">Target</th>"
-        "<th scope=\"col\">Outcome</th><th scope=\"col\">From</th></tr></thead><tbody>";
+    std::string body = table_head({"When", "Who", "What", "Target", "Outcome", "From"},
+                                  "The latest 500 entries, newest first");
     simdjson::dom::parser parser;
     array entries;
     if (!parser.parse(a.body).get(entries))
@@ -925,10 +925,7 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
               " (positions are shown without lag).</div>";
     array stopped;
     if (!st["stopped_tables"].get(stopped) && stopped.size() > 0) {
-      body +=
-          "<h2>Stopped tables</h2><table><thead><tr><th scope=\"col\">Topic</th><th "
-          "scope=\"col\">Table</th><th "
-          "scope=\"col\">Why, and the fix</th></tr></thead><tbody>";
+      body += "<h2>Stopped tables</h2>" + table_head({"Topic", "Table", "Why, and the fix"});
       for (element s : stopped)
         body += "<tr><td>" + esc(text_of(s, "topic")) + "</td><td>" + esc(text_of(s, "table")) +
                 "</td><td>" + esc(text_of(s, "error")) + "</td></tr>";
@@ -959,10 +956,7 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
         if (lag) t.lag = t.lag.value_or(0) + *lag;
       }
     if (!tables.empty()) {
-      body +=
-          "<h2>Tables</h2><table><thead><tr><th scope=\"col\">Table</th><th "
-          "scope=\"col\">Topic</th><th scope=\"col\" class=\"num\">Partitions</th><th "
-          "scope=\"col\" class=\"num\">Lag</th></tr></thead><tbody>";
+      body += "<h2>Tables</h2>" + table_head({"Table", "Topic", "#Partitions", "#Lag"});
       for (const auto& [names, t] : tables)
         body += "<tr><td>" + esc(names.first) + "</td><td>" + esc(names.second) +
                 "</td><td class=\"num\">" + thousands(t.partitions) + "</td><td class=\"num\">" +
@@ -974,22 +968,13 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
             "</strong> message" + (total_lag == 1 ? "" : "s") + ".</p>";
     if (count > 0)
       body +=
-          "<table><thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Table</th><th "
-          "scope=\"col\" "
-          "class=\"num\">Partition</th><th scope=\"col\" class=\"num\">Position</th><th "
-          "scope=\"col\" "
-          "class=\"num\">Last stable offset</th><th scope=\"col\" "
-          "class=\"num\">Lag</th></tr></thead><tbody>" +
+          table_head({"Topic", "Table", "#Partition", "#Position", "#Last stable offset", "#Lag"}) +
           rows + "</tbody></table>";
     else
       body += "<p class=\"muted\">No committed position yet: the first run will make them.</p>";
     array workers;
     if (!st["workers"].get(workers) && workers.size() > 0) {
-      body +=
-          "<h2>Workers</h2><table><thead><tr><th scope=\"col\">Worker</th><th "
-          "scope=\"col\">Host</th><th "
-          "scope=\"col\" class=\"num\">Partitions</th><th scope=\"col\">Last "
-          "heartbeat</th></tr></thead><tbody>";
+      body += "<h2>Workers</h2>" + table_head({"Worker", "Host", "#Partitions", "Last heartbeat"});
       for (element w : workers)
         body += "<tr><td>" + esc(text_of(w, "worker_id")) + "</td><td>" + esc(text_of(w, "host")) +
                 "</td><td class=\"num\">" + std::to_string(int_of(w, "partitions").value_or(0)) +
@@ -1001,13 +986,8 @@ std::optional<PageReply> Console::serve(const PageRequest& r) const {
     if (have_runs && runs.size() == 0) {
       body += "<h2>Recent runs</h2><p class=\"muted\">No run yet.</p>";
     } else if (have_runs) {
-      body +=
-          "<h2>Recent runs</h2><table><thead><tr><th scope=\"col\">Run</th><th "
-          "scope=\"col\">Outcome</th><th "
-          "scope=\"col\">Started</th><th scope=\"col\" class=\"num\">Messages</th><th "
-          "scope=\"col\" "
-          "class=\"num\">Rows</th><th scope=\"col\" class=\"num\">Decode "
-          "errors</th></tr></thead><tbody>";
+      body += "<h2>Recent runs</h2>" +
+              table_head({"Run", "Outcome", "Started", "#Messages", "#Rows", "#Decode errors"});
       for (element run : runs) {
         const auto run_id = text_of(run, "run_id");
         const auto outcome = text_of(run, "status");
