@@ -46,14 +46,27 @@ Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned) 
   auto text_like = [](ColumnType t) { return t == ColumnType::text || t == ColumnType::bytes; };
   if (text_like(table.type) && text_like(planned.type))
     return Compatibility::same;  // both text in every engine
-  if (table.type == ColumnType::decimal && planned.type == ColumnType::decimal) {
-    if (table.scale != planned.scale || planned.precision < table.precision)
-      return Compatibility::breaking;
-    return planned.precision == table.precision ? Compatibility::same : Compatibility::widening;
+  // The integer digits an integer type's values need (INT32: 10, INT64: 19, UINT64: 20).
+  auto integer_digits = [](ColumnType t) {
+    return t == ColumnType::int32 ? 10 : t == ColumnType::int64 ? 19 : t == ColumnType::uint64 ? 20 : 0;
+  };
+  if (planned.type == ColumnType::decimal) {
+    if (table.type == ColumnType::decimal) {
+      // Every stored value fits when neither the integer digits nor the scale shrink.
+      if (planned.scale < table.scale || planned.precision - planned.scale < table.precision - table.scale)
+        return Compatibility::breaking;
+      return planned.precision == table.precision && planned.scale == table.scale ? Compatibility::same
+                                                                                  : Compatibility::widening;
+    }
+    const int digits = integer_digits(table.type);
+    return digits > 0 && planned.precision - planned.scale >= digits ? Compatibility::widening
+                                                                     : Compatibility::breaking;
   }
   if (table.type == planned.type) return Compatibility::same;
+  // Exact conversions only: a DOUBLE holds every INT32 and FLOAT, but rounds INT64s beyond 2^53.
   if ((table.type == ColumnType::int32 && planned.type == ColumnType::int64) ||
-      (table.type == ColumnType::float32 && planned.type == ColumnType::float64))
+      (table.type == ColumnType::float32 && planned.type == ColumnType::float64) ||
+      (table.type == ColumnType::int32 && planned.type == ColumnType::float64))
     return Compatibility::widening;
   return Compatibility::breaking;
 }
@@ -62,8 +75,11 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table,
                          const std::vector<ColumnSpec>& planned,
                          const std::function<std::string(const ColumnSpec&)>& sql_type,
                          OnBreaking on_breaking, size_t max_name_bytes,
-                         const std::string& planned_from) {
+                         const std::string& planned_from,
+                         const std::function<ColumnSpec(const ColumnSpec&)>& holds) {
   Evolution out;
+  // What the engine's column for a planned column holds (compared with what a table's holds).
+  auto held = [&](const ColumnSpec& p) { return holds ? holds(p) : p; };
   auto push = [&](ColumnSpec c, std::string type) {
     out.columns.push_back(std::move(c));
     out.sql_types.push_back(std::move(type));
@@ -87,7 +103,7 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table,
     const TableColumn& t = *it->second;
     const auto want = sql_type(p);
     if (t.sql_type == want) continue;
-    const auto verdict = t.spec ? compare_types(*t.spec, p) : Compatibility::breaking;
+    const auto verdict = t.spec ? compare_types(*t.spec, held(p)) : Compatibility::breaking;
     if (verdict != Compatibility::breaking) continue;
     if (on_breaking == OnBreaking::fail) {
       if (!out.breaking.empty()) out.breaking += "; ";
@@ -147,7 +163,7 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table,
       continue;
     }
     const auto want = sql_type(p);
-    if (t.sql_type != want && t.spec && compare_types(*t.spec, p) == Compatibility::widening) {
+    if (t.sql_type != want && t.spec && compare_types(*t.spec, held(p)) == Compatibility::widening) {
       ColumnChange ch;
       ch.kind = ChangeKind::widen;
       ch.column = p;

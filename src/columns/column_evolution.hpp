@@ -5,8 +5,10 @@
 // their engine's DDL (Warehouse::evolution_sql); this file only decides.
 //
 // Safe changes are applied: a planned column the table lacks is added (older rows hold NULL
-// there); a column is widened INT → BIGINT, FLOAT → DOUBLE, or DECIMAL(p,s) → DECIMAL(p',s)
-// with p' > p. Anything else is breaking: a type narrowed or changed, or a column the schema
+// there); a column is widened when its new type holds every value of its old one exactly:
+// INT → BIGINT, FLOAT or INT → DOUBLE, DECIMAL(p,s) → DECIMAL(p',s') with neither the integer
+// digits (p - s) nor the scale fewer, an integer → a DECIMAL with as many integer digits.
+// BIGINT → DOUBLE is not (it rounds beyond 2^53). Anything else is breaking: a type narrowed or changed, or a column the schema
 // no longer has. A breaking change stops the table (OnBreaking::fail), or (OnBreaking::variant)
 // is isolated: the field's values go, as JSON, to a column `__krow_nc__<column>` (added when
 // missing) and the table's column is kept, NULL from then on; a removed field's column is
@@ -79,11 +81,14 @@ Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned);
 // Compares `planned` (from the latest value schema) with `table` (its table's typed columns;
 // nullopt when the table does not exist yet, which then simply gets the plan). `sql_type`
 // names a column's engine type; `max_name_bytes` bounds variant column names.
-// `planned_from` names where the plan came from in messages.
+// `planned_from` names where the plan came from in messages. `holds` says what the engine's
+// type for a planned column holds, as TableColumn::spec does for a table's (BigQuery's NUMERIC
+// holds any DECIMAL(38,9)); none: exactly the planned type.
 Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table,
                          const std::vector<ColumnSpec>& planned,
                          const std::function<std::string(const ColumnSpec&)>& sql_type,
                          OnBreaking on_breaking, size_t max_name_bytes,
-                         const std::string& planned_from = "the latest value schema");
+                         const std::string& planned_from = "the latest value schema",
+                         const std::function<ColumnSpec(const ColumnSpec&)>& holds = {});
 
 }  // namespace krow::columns

@@ -76,7 +76,8 @@ void evolve_table(TopicPlan& t, TableSchemas& warehouse,
   auto evolution = columns::evolve_columns(
       existing, planned, [&](const columns::ColumnSpec& c) { return warehouse.column_sql_type(c); },
       t.settings.on_breaking, options.max_name_bytes,
-      t.settings.columns == TypedColumns::infer ? "the sampled values" : "the latest value schema");
+      t.settings.columns == TypedColumns::infer ? "the sampled values" : "the latest value schema",
+      [&](const columns::ColumnSpec& c) { return warehouse.column_holds(c); });
   if (!evolution.breaking.empty()) {
     t.error = "table " + t.table + " (topic " + t.topic + "): " +
               (t.settings.columns == TypedColumns::infer ? "the sampled JSON values have" : "the latest value schema (" +

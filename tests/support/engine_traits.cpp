@@ -54,6 +54,7 @@ std::string spell(const EngineTraits& e, const std::map<Logical, std::string>& n
     throw std::invalid_argument("tests/support/engine_traits.cpp gives " + e.name + " no " +
                                 std::string(which) + " type for " + logical_name(type));
   if (type != Logical::decimal) return it->second;
+  if (e.decimal_type) return e.decimal_type(precision, scale);
   return it->second + "(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
 }
 
@@ -220,17 +221,28 @@ EngineTraits postgres() {
   return e;
 }
 
-// The BigQuery adapter has no typed columns yet: only the row contract's types are named, and
-// none of the typed suites' expressions.
 EngineTraits bigquery() {
   EngineTraits e;
   e.name = "bigquery";
   e.display_name = "BigQuery";
-  e.typed_tables = false;
+  e.typed_tables = true;
   e.concurrent_writers = true;
-  e.catalog_types = {{Logical::boolean, "BOOL"},        {Logical::int32, "INT64"},
-                     {Logical::int64, "INT64"},         {Logical::text, "STRING"},
-                     {Logical::timestamp, "TIMESTAMP"}, {Logical::json, "JSON"}};
+  e.krow_types = {{Logical::boolean, "BOOL"},     {Logical::int32, "INT64"},
+                  {Logical::int64, "INT64"},      {Logical::uint64, "NUMERIC"},
+                  {Logical::float32, "FLOAT64"},  {Logical::float64, "FLOAT64"},
+                  {Logical::decimal, "NUMERIC"},  {Logical::text, "STRING"},
+                  {Logical::bytes, "BYTES"},      {Logical::date, "DATE"},
+                  {Logical::time, "TIME"},        {Logical::timestamp, "TIMESTAMP"},
+                  {Logical::json, "JSON"}};
+  e.catalog_types = e.krow_types;
+  // NUMERIC holds 29 integer and 9 fractional digits; BIGNUMERIC 38 and 38.
+  e.decimal_type = [](int precision, int scale) -> std::string {
+    return precision - scale <= 29 && scale <= 9 ? "NUMERIC" : "BIGNUMERIC";
+  };
+  e.alter_type_clause = "SET DATA TYPE ";
+  e.epoch_ms_sql = "UNIX_MILLIS({})";
+  e.epoch_us_sql = "UNIX_MICROS({})";
+  e.value_field_sql = "JSON_VALUE(value, '$.{}')";
   e.text_refuses_nul = false;
   e.whole_float_text_has_fraction = false;
   e.max_table_name_length = 0;

@@ -85,6 +85,9 @@ struct EngineTraits {
   // writes them (DDL, plans, messages). A decimal's entry is the name before "(p,s)".
   std::map<Logical, std::string> catalog_types;
   std::map<Logical, std::string> krow_types;
+  // A decimal's type where the engine has no DECIMAL(p,s) (BigQuery: NUMERIC or BIGNUMERIC by
+  // what p and s need); null: the entry's name followed by "(p,s)".
+  std::string (*decimal_type)(int precision, int scale) = nullptr;
   // What comes before the new type when krow changes a column's type: ALTER COLUMN "c" <this>.
   std::string alter_type_clause;
 

@@ -310,6 +310,30 @@ class PostgresProbe : public Probe {
 };
 
 
+// The suites' SQL, written in the dialect DuckDB and PostgreSQL share, as GoogleSQL: double
+// quotes (identifiers there, strings in GoogleSQL) become backquotes, and the type names
+// VARCHAR, BIGINT and INTEGER in a CAST become STRING and INT64. Text in single quotes is
+// left alone.
+std::string googlesql(const std::string& sql) {
+  std::string out;
+  char quote = 0;
+  for (char c : sql) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      out += quote == 0 && c == '"' ? '`' : c;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    out += c == '"' ? '`' : c;
+  }
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{" AS VARCHAR)", " AS STRING)"},
+                                 {" AS BIGINT)", " AS INT64)"}, {" AS INTEGER)", " AS INT64)"}}) {
+    for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
+      out.replace(at, from.size(), to);
+  }
+  return out;
+}
+
 // BigQuery (the local emulator): one project per test, so that krow's state datasets
 // (_krow_<location>) hold this test's syncs alone.
 class BigQueryProbe : public Probe {
@@ -344,11 +368,10 @@ class BigQueryProbe : public Probe {
                             : 0;
   }
   std::map<std::string, std::string> column_types(const std::string& table) override {
-    return to_types(bq_.query("SELECT column_name, data_type FROM `" + project_ + "." + dataset_ +
-                              "`.INFORMATION_SCHEMA.COLUMNS WHERE table_name = " + literal(table)));
+    return bq_.column_types(dataset_, table);
   }
-  QueryResult query(const std::string& sql) override { return bq_.query(sql); }
-  void execute(const std::string& sql) override { bq_.query(sql); }
+  QueryResult query(const std::string& sql) override { return bq_.query(googlesql(sql)); }
+  void execute(const std::string& sql) override { bq_.query(googlesql(sql)); }
   std::vector<StoredPosition> positions(const std::string& schema) override {
     if (!bq_.has_table(kState, "positions")) return {};
     const std::string where =

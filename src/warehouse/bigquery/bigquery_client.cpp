@@ -74,6 +74,8 @@ void write_fields(JsonWriter& w, const std::vector<Field>& fields) {
   for (const auto& f : fields) {
     w.begin_object().field("name", f.name).field("type", f.type);
     if (f.required) w.field("mode", "REQUIRED");
+    if (f.precision > 0)
+      w.field("precision", std::to_string(f.precision)).field("scale", std::to_string(f.scale));
     w.end_object();
   }
   w.end_array().end_object();
@@ -278,20 +280,62 @@ void Client::create_dataset(const std::string& dataset, const std::string& locat
   if (a.status != 200 && a.status != 409) fail(a, ("creating dataset " + dataset).c_str());
 }
 
-std::optional<std::vector<std::string>> Client::table_fields(const std::string& dataset,
-                                                             const std::string& table) {
+namespace {
+// The fields of a schema answer ({"fields": [...]}).
+std::vector<Field> parse_fields(simdjson::dom::array fields) {
+  std::vector<Field> out;
+  for (auto f : fields) {
+    std::string_view name, type, mode, precision, scale;
+    if (f["name"].get(name) != simdjson::SUCCESS) continue;
+    Field field{std::string(name), "", false};
+    if (f["type"].get(type) == simdjson::SUCCESS) field.type = type;
+    // The legacy SQL names tables.get may answer with.
+    if (field.type == "INTEGER") field.type = "INT64";
+    else if (field.type == "FLOAT") field.type = "FLOAT64";
+    else if (field.type == "BOOLEAN") field.type = "BOOL";
+    else if (field.type == "RECORD") field.type = "STRUCT";
+    if (f["mode"].get(mode) == simdjson::SUCCESS) {
+      field.required = mode == "REQUIRED";
+      field.repeated = mode == "REPEATED";
+    }
+    // Parameters come as decimal text ("12").
+    if (f["precision"].get(precision) == simdjson::SUCCESS)
+      field.precision = static_cast<int32_t>(parse_int64(precision).value_or(0));
+    if (f["scale"].get(scale) == simdjson::SUCCESS)
+      field.scale = static_cast<int32_t>(parse_int64(scale).value_or(0));
+    out.push_back(std::move(field));
+  }
+  return out;
+}
+}  // namespace
+
+std::optional<std::vector<Field>> Client::table_fields(const std::string& dataset,
+                                                       const std::string& table) {
   const auto a = send("GET", api("/datasets/" + dataset + "/tables/" + url_escape(table)), "", "");
   if (a.status == 404) return std::nullopt;
   if (a.status != 200) fail(a, "reading a table's schema");
-  std::vector<std::string> out;
   simdjson::dom::parser parser;
   simdjson::dom::array fields;
-  if (parser.parse(a.body)["schema"]["fields"].get(fields) == simdjson::SUCCESS)
-    for (auto f : fields) {
-      std::string_view name;
-      if (f["name"].get(name) == simdjson::SUCCESS) out.emplace_back(name);
-    }
-  return out;
+  if (parser.parse(a.body)["schema"]["fields"].get(fields) != simdjson::SUCCESS) return std::vector<Field>{};
+  return parse_fields(fields);
+}
+
+std::optional<std::vector<Field>> Client::result_fields(const std::string& sql, const std::string& location,
+                                                        const char* doing) {
+  JsonWriter w;
+  w.begin_object().key("jobReference").begin_object().field("projectId", settings_.project);
+  w.field("location", location).end_object();
+  w.key("configuration").begin_object().field("dryRun", true).key("query").begin_object();
+  w.field("query", sql).field("useLegacySql", false).end_object().end_object().end_object();
+  const auto a = send("POST", api("/jobs"), "application/json", w.str());
+  if (a.status == 404) return std::nullopt;
+  if (a.status != 200) fail(a, doing);
+  simdjson::dom::parser parser;
+  simdjson::dom::array fields;
+  if (parser.parse(a.body)["statistics"]["query"]["schema"]["fields"].get(fields) != simdjson::SUCCESS)
+    throw Error(ErrorClass::transient, "BigQuery " + settings_.describe(dataset_) + ", " + doing +
+                                           ": a dry run answered without the schema of its results; retrying");
+  return parse_fields(fields);
 }
 
 void Client::create_table(const std::string& dataset, const std::string& table,

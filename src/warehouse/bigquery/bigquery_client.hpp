@@ -67,11 +67,17 @@ struct QueryResult {
 // `if_null` for NULL. Throws Error(fatal_run) naming `what` when the cell holds anything else.
 int64_t integer_cell(const std::optional<std::string>& cell, const char* what, int64_t if_null = 0);
 
-// A table's field, as tables.insert and load jobs take it.
+// A table's field, as tables.insert and load jobs take it and tables.get gives it.
 struct Field {
   std::string name;
-  std::string type;  // STRING, INT64, TIMESTAMP, JSON, BOOL
+  // STRING, INT64, TIMESTAMP, JSON, BOOL, NUMERIC, ...; tables.get answers the legacy names of
+  // some (INTEGER, FLOAT, BOOLEAN), which table_fields() gives as GoogleSQL names.
+  std::string type;
   bool required = false;
+  bool repeated = false;  // mode REPEATED (an array): never a column krow makes
+  // A parameterised NUMERIC or BIGNUMERIC's precision and scale, 0 when it has none.
+  int32_t precision = 0;
+  int32_t scale = 0;
 };
 
 // How a new table is laid out.
@@ -95,9 +101,14 @@ class Client {
   // Creates a dataset in `location` (an existing one is fine).
   void create_dataset(const std::string& dataset, const std::string& location,
                       std::optional<int64_t> default_table_expiration_ms = std::nullopt);
-  // A table's field names, or nullopt when it does not exist.
-  std::optional<std::vector<std::string>> table_fields(const std::string& dataset,
-                                                       const std::string& table);
+  // A table's fields, or nullopt when it does not exist.
+  std::optional<std::vector<Field>> table_fields(const std::string& dataset,
+                                                 const std::string& table);
+  // The fields of the results of query `sql`, from a dry run (free, nothing is read), or
+  // nullopt when a table it reads does not exist. Unlike tables.get, this is the table as a
+  // query sees it at once after an ALTER TABLE.
+  std::optional<std::vector<Field>> result_fields(const std::string& sql, const std::string& location,
+                                                  const char* doing);
   // Creates a table (an existing one is fine).
   void create_table(const std::string& dataset, const std::string& table,
                     const TableLayout& layout);

@@ -15,12 +15,14 @@ const Engine& bigquery_engine() {
       .doctor_checks = "BigQuery: the credentials, the dataset and a query job",
       // BigQuery calls the schema a dataset: either key names it.
       .schema_key_alias = "dataset",
-      // Its batches are load jobs of the metadata columns, published by INSERT ... SELECT:
-      // typed columns and the newest row per key are not written yet.
+      // Typed columns and the newest row per key go through the same load table and
+      // transaction as every batch (bigquery_warehouse.hpp).
       .capabilities = {.engine = "BigQuery",
-                       .typed_columns = false,
-                       .latest_by_key = false,
-                       .names = {.max_identifier_bytes = 1024},
+                       .typed_columns = true,
+                       .latest_by_key = true,
+                       // Column names: 300 characters (table names may be longer, but Kafka's
+                       // topic names stop at 249).
+                       .names = {.max_identifier_bytes = 300},
                        // Each worker's commits mutate a positions table of its own
                        // (bigquery_warehouse.hpp): they never abort each other.
                        .concurrent_writers = true,

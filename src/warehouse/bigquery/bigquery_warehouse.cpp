@@ -14,12 +14,14 @@
 #include <random>
 #include <thread>
 
+#include "codec/avro/avro_format.hpp"
 #include "contract/row_contract.hpp"
 #include "contract/state_tables.hpp"
 #include "util/error.hpp"
 #include "util/fault_injection.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
+#include "warehouse/column_types.hpp"
 #include "warehouse/fencing.hpp"
 #include "warehouse/sql_text.hpp"
 
@@ -46,7 +48,7 @@ std::string bigquery_type(ColumnType type, int32_t precision = 0, int32_t scale 
     case ColumnType::int64:
       return "INT64";
     case ColumnType::uint64:
-      return "BIGNUMERIC";
+      return "NUMERIC";  // 29 integer digits hold 2^64 - 1
     case ColumnType::float32:
     case ColumnType::float64:
       return "FLOAT64";
@@ -57,7 +59,7 @@ std::string bigquery_type(ColumnType type, int32_t precision = 0, int32_t scale 
     case ColumnType::text:
       return "STRING";
     case ColumnType::bytes:
-      return "STRING";  // base64, as in the value column
+      return "BYTES";
     case ColumnType::date:
       return "DATE";
     case ColumnType::time:
@@ -70,6 +72,67 @@ std::string bigquery_type(ColumnType type, int32_t precision = 0, int32_t scale 
   return "JSON";
 }
 
+// What a column of GoogleSQL type `type` holds, as a typed column's spec (its reach: NUMERIC
+// holds any DECIMAL(38,9)); nullopt for a type krow never plans (ARRAY, STRUCT, DATETIME, ...).
+std::optional<columns::ColumnSpec> held_by(const std::string& type) {
+  static const std::pair<const char*, ColumnType> simple[] = {
+      {"BOOL", ColumnType::boolean}, {"INT64", ColumnType::int64}, {"FLOAT64", ColumnType::float64},
+      {"STRING", ColumnType::text},  {"BYTES", ColumnType::bytes}, {"DATE", ColumnType::date},
+      {"TIME", ColumnType::time},    {"TIMESTAMP", ColumnType::timestamp}, {"JSON", ColumnType::json}};
+  columns::ColumnSpec c;
+  for (const auto& [name, t] : simple)
+    if (type == name) {
+      c.type = t;
+      return c;
+    }
+  c.type = ColumnType::decimal;
+  if (type == "NUMERIC") {
+    c.precision = 38;
+    c.scale = 9;
+    return c;
+  }
+  if (type == "BIGNUMERIC") {
+    c.precision = 76;
+    c.scale = 38;
+    return c;
+  }
+  return std::nullopt;
+}
+
+// `name` as a GoogleSQL quoted identifier.
+std::string ident(const std::string& name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "`";
+}
+
+// The typed columns that rows fill: every one but the retired (always NULL: left out of
+// INSERTs, so they take NULL).
+std::vector<const columns::ColumnSpec*> filled_columns(const std::vector<columns::ColumnSpec>& typed) {
+  std::vector<const columns::ColumnSpec*> out;
+  for (const auto& c : typed)
+    if (!c.retired) out.push_back(&c);
+  return out;
+}
+
+bool has_field(const std::vector<Field>& fields, const std::string& name) {
+  return std::any_of(fields.begin(), fields.end(), [&](const Field& f) { return f.name == name; });
+}
+
+// The columns an INSERT of a table's rows lists: krow's, then the filled typed ones, each
+// after `alias` and a dot when given.
+std::string column_list(const std::vector<columns::ColumnSpec>& typed = {}, const std::string& alias = "") {
+  std::string out;
+  const std::string prefix = alias.empty() ? "" : alias + ".";
+  for (const auto& c : contract::kColumns)
+    out += (out.empty() ? "" : ", ") + prefix + ident(std::string(c.name));
+  for (const auto* c : filled_columns(typed)) out += ", " + prefix + ident(c->name);
+  return out;
+}
+
 // The row contract's columns in BigQuery types.
 std::vector<Field> row_fields() {
   std::vector<Field> out;
@@ -78,10 +141,50 @@ std::vector<Field> row_fields() {
   return out;
 }
 
+// The load table's field of typed column `k` (its index among the table's typed columns).
+std::string load_field(size_t k) { return "__krow_t" + std::to_string(k); }
+
+// How a typed column travels in a load table: the load job's type, and the expression (of
+// load table alias l) that gives the column's value. Values whose text BigQuery reads in one
+// way only (decimals, times) travel as text; instants and dates as numbers (no format to agree
+// on); JSON as text, parsed inside the transaction as the value column is.
+std::pair<std::string, std::string> load_conversion(const columns::ColumnSpec& c, const std::string& sql_type,
+                                                    const std::string& field) {
+  const std::string l = "l." + field;
+  switch (c.type) {
+    case ColumnType::boolean:
+      return {"BOOL", l};
+    case ColumnType::int32:
+    case ColumnType::int64:
+      return {"INT64", l};
+    case ColumnType::float32:
+    case ColumnType::float64:
+      return {"FLOAT64", l};
+    case ColumnType::uint64:
+    case ColumnType::decimal:
+      return {"STRING", sql_type == "STRING" ? l : "SAFE_CAST(" + l + " AS " + sql_type + ")"};
+    case ColumnType::text:
+      return {"STRING", l};
+    case ColumnType::bytes:
+      return {"STRING", "SAFE.FROM_BASE64(" + l + ")"};
+    case ColumnType::date:
+      return {"INT64", "DATE_FROM_UNIX_DATE(" + l + ")"};
+    case ColumnType::time:
+      return {"STRING", "SAFE_CAST(" + l + " AS TIME)"};
+    case ColumnType::timestamp:
+      return {"INT64", "TIMESTAMP_MICROS(" + l + ")"};
+    case ColumnType::json:
+      return {"STRING", "SAFE.PARSE_JSON(" + l + ")"};
+  }
+  return {"STRING", l};
+}
+
 // A load table's columns: the row contract's, with JSON as text (it becomes JSON inside the
 // transaction, where a value BigQuery refuses can still become a decode_error) and the
-// timestamp as milliseconds (no text format to agree on).
-std::vector<Field> load_fields() {
+// timestamp as milliseconds (no text format to agree on); then the typed columns rows fill,
+// as load_conversion carries them.
+std::vector<Field> load_fields(const std::vector<columns::ColumnSpec>& typed,
+                               const std::function<std::string(const columns::ColumnSpec&)>& sql_type) {
   std::vector<Field> out;
   for (const auto& c : contract::kColumns) {
     const std::string type = c.type == ColumnType::json        ? "STRING"
@@ -89,13 +192,9 @@ std::vector<Field> load_fields() {
                                                                : bigquery_type(c.type);
     out.push_back({std::string(c.name), type, !c.nullable});
   }
-  return out;
-}
-
-std::string column_list() {
-  std::string out;
-  for (const auto& c : contract::kColumns)
-    out += (out.empty() ? "" : ", ") + std::string("`") + std::string(c.name) + "`";
+  for (size_t k = 0; k < typed.size(); ++k)
+    if (!typed[k].retired)
+      out.push_back({load_field(k), load_conversion(typed[k], sql_type(typed[k]), load_field(k)).first, false});
   return out;
 }
 
@@ -110,10 +209,12 @@ std::string literal(const std::string& text) {
   return out + "'";
 }
 
-// A SELECT of a load table's rows in the row tables' types. Text that BigQuery's JSON type
-// refuses (SAFE.PARSE_JSON gives NULL) is kept as a JSON string, as PostgreSQL's adapter
-// keeps what jsonb refuses.
-std::string converted_rows(const std::string& load_table) {
+// A SELECT of a load table's rows in the row tables' types, each column named as the table's
+// (column_list(typed)). Text that BigQuery's JSON type refuses (SAFE.PARSE_JSON gives NULL)
+// is kept as a JSON string, as PostgreSQL's adapter keeps what jsonb refuses; a typed value
+// BigQuery cannot hold leaves its column NULL, with a note in decode_error.
+std::string converted_rows(const std::string& load_table, const std::vector<columns::ColumnSpec>& typed = {},
+                           const std::function<std::string(const columns::ColumnSpec&)>& sql_type = {}) {
   const std::string note_value =
       "BigQuery's JSON type cannot hold the value exactly (a number beyond its range, an unpaired surrogate): stored "
       "as its JSON text in a JSON string";
@@ -124,15 +225,27 @@ std::string converted_rows(const std::string& load_table) {
   };
   const std::string value_refused = "(l.value IS NOT NULL AND l.parsed_value IS NULL)";
   const std::string headers_refused = "(l.headers IS NOT NULL AND l.parsed_headers IS NULL)";
-  std::string sql = "SELECT l.id, l.kafka_topic_id, l.kafka_partition, l.kafka_offset, "
-                    "TIMESTAMP_MILLIS(l.kafka_timestamp), l.kafka_timestamp_type, l.key, l.key_format, "
-                    "l.key_schema_id, COALESCE(l.parsed_value, TO_JSON(l.value)), IF(" + value_refused +
-                    ", 'string', l.value_format), l.value_schema_id, l.value_base64, l.value_size_bytes, "
-                    "COALESCE(l.parsed_headers, TO_JSON(l.headers)), l.is_tombstone, "
+  std::string typed_values, typed_notes, conversions;
+  for (size_t k = 0; k < typed.size(); ++k) {
+    if (typed[k].retired) continue;
+    const auto type = sql_type(typed[k]);
+    const auto v = "__krow_v" + std::to_string(k);
+    conversions += ", " + load_conversion(typed[k], type, load_field(k)).second + " AS " + v;
+    typed_values += ", l." + v + " AS " + ident(typed[k].name);
+    typed_notes += ", " + note("(l." + load_field(k) + " IS NOT NULL AND l." + v + " IS NULL)",
+                               "column " + typed[k].name + " not stored: BigQuery's " + type + " cannot hold it");
+  }
+  std::string sql = "SELECT l.id AS id, l.kafka_topic_id AS kafka_topic_id, l.kafka_partition AS kafka_partition, "
+                    "l.kafka_offset AS kafka_offset, TIMESTAMP_MILLIS(l.kafka_timestamp) AS kafka_timestamp, "
+                    "l.kafka_timestamp_type AS kafka_timestamp_type, l.key AS key, l.key_format AS key_format, "
+                    "l.key_schema_id AS key_schema_id, COALESCE(l.parsed_value, TO_JSON(l.value)) AS value, IF(" +
+                    value_refused + ", 'string', l.value_format) AS value_format, l.value_schema_id AS value_schema_id, "
+                    "l.value_base64 AS value_base64, l.value_size_bytes AS value_size_bytes, "
+                    "COALESCE(l.parsed_headers, TO_JSON(l.headers)) AS headers, l.is_tombstone AS is_tombstone, "
                     "NULLIF(ARRAY_TO_STRING([l.decode_error, " + note(value_refused, note_value) + ", " +
-                    note(headers_refused, note_headers) + "], '; '), '') "
-                    "FROM (SELECT *, SAFE.PARSE_JSON(value) AS parsed_value, SAFE.PARSE_JSON(headers) AS "
-                    "parsed_headers FROM " + load_table + ") AS l";
+                    note(headers_refused, note_headers) + typed_notes + "], '; '), '') AS decode_error" +
+                    typed_values + " FROM (SELECT *, SAFE.PARSE_JSON(value) AS parsed_value, SAFE.PARSE_JSON(headers) AS "
+                    "parsed_headers" + conversions + " FROM " + load_table + " AS l) AS l";
   return sql;
 }
 
@@ -148,6 +261,141 @@ std::pair<std::string, std::string> unnest_ranges(const std::vector<OffsetRange>
   return {values + "]) AS r",
           "t.kafka_topic_id = r.topic_id AND t.kafka_partition = r.kafka_partition AND t.kafka_offset >= r.lo AND "
           "t.kafka_offset < r.hi"};
+}
+
+// The SQL expressions that identify a row of `alias` for latest_by_key: the Kafka key, or the
+// value's unique_key fields as JSON text (BigQuery's JSON type has no equality; the manifest
+// keeps quotes, dots and backslashes out of those names).
+std::vector<std::string> key_sql(const TableSettings& settings, const std::string& alias) {
+  if (settings.unique_key.empty()) return {alias + ".key"};
+  std::vector<std::string> out;
+  for (const auto& f : settings.unique_key)
+    out.push_back("TO_JSON_STRING(JSON_QUERY(" + alias + ".value, " + literal("$.\"" + f + "\"") + "))");
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+// The statements that bring the rows of `source` (a table or a parenthesised SELECT whose
+// columns are named as `target`'s) into `target` by key (strategy latest_by_key): the same
+// rules as the SQL engines' (warehouse/sql_text.hpp latest_by_key_sql), in one MERGE. The
+// newest row of a key: within a partition the highest offset; across partitions (a key that
+// moved) the later kafka_timestamp, then the higher partition. A row replaces the stored one
+// of its key when it is at least as new; a tombstone deletes it unless kept. A row with a NULL
+// key has none and is appended. `rebuild`: the table is emptied first and the rows are its
+// whole content (a full resync). Costs two DML statements (three when rebuilding).
+std::string latest_by_key_script(const std::string& target, const std::string& source, const TableSettings& settings,
+                                 bool rebuild) {
+  const auto s = key_sql(settings, "s"), p = key_sql(settings, "p"), t = key_sql(settings, "t"),
+             n = key_sql(settings, "n");
+  std::vector<std::string> present, missing, same;
+  for (size_t i = 0; i < s.size(); ++i) {
+    present.push_back(s[i] + " IS NOT NULL");
+    missing.push_back(s[i] + " IS NULL");
+    same.push_back(t[i] + " = " + n[i]);
+  }
+  auto ts = [](const char* alias) {
+    return "COALESCE(" + std::string(alias) + ".kafka_timestamp, TIMESTAMP '1970-01-01 00:00:00+00')";
+  };
+  const std::string latest = "(SELECT * FROM (SELECT * FROM " + source + " AS s WHERE " + joined(present, " AND ") +
+                             " QUALIFY ROW_NUMBER() OVER (PARTITION BY " + joined(s, ", ") +
+                             ", s.kafka_partition ORDER BY s.kafka_offset DESC) = 1) AS p WHERE TRUE QUALIFY "
+                             "ROW_NUMBER() OVER (PARTITION BY " + joined(p, ", ") + " ORDER BY " + ts("p") +
+                             " DESC, p.kafka_partition DESC) = 1)";
+  const auto& typed = settings.typed_columns;
+  const std::string kept = settings.keep_tombstones ? "TRUE" : "NOT n.is_tombstone";
+  std::string sql;
+  if (rebuild) {
+    sql += "DELETE FROM " + target + " WHERE TRUE;\n";
+    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " + column_list(typed, "n") + " FROM " +
+           latest + " AS n WHERE " + kept + ";\n";
+  } else {
+    const std::string newer = "((t.kafka_partition = n.kafka_partition AND n.kafka_offset >= t.kafka_offset) OR "
+                              "(t.kafka_partition <> n.kafka_partition AND (" + ts("n") + " > " + ts("t") + " OR (" +
+                              ts("n") + " = " + ts("t") + " AND n.kafka_partition > t.kafka_partition))))";
+    std::string set;
+    for (const auto& c : contract::kColumns)
+      set += (set.empty() ? "" : ", ") + ident(std::string(c.name)) + " = n." + ident(std::string(c.name));
+    // A retired column holds NULL in every newer row.
+    for (const auto& c : typed)
+      set += ", " + ident(c.name) + " = " + (c.retired ? std::string("NULL") : "n." + ident(c.name));
+    sql += "MERGE " + target + " AS t USING " + latest + " AS n ON " + joined(same, " AND ") + " ";
+    if (!settings.keep_tombstones) sql += "WHEN MATCHED AND " + newer + " AND n.is_tombstone THEN DELETE ";
+    sql += "WHEN MATCHED AND " + newer + " THEN UPDATE SET " + set + " WHEN NOT MATCHED AND " + kept +
+           " THEN INSERT (" + column_list(typed) + ") VALUES (" + column_list(typed, "n") + ");\n";
+  }
+  sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " + column_list(typed, "s") + " FROM " +
+         source + " AS s WHERE " + joined(missing, " OR ") + ";\n";
+  return sql;
+}
+
+// Why BigQuery cannot hold a typed value (its DATE and TIMESTAMP span the years 1 to 9999),
+// or null when it can.
+const char* unstorable(const columns::ColumnSpec& c, const rows::TypedCell& cell) {
+  if (!cell.present) return nullptr;
+  // 0001-01-01 and 10000-01-01, in days since 1970-01-01.
+  constexpr int64_t kFirstDay = -719162, kPastLastDay = 2932897;
+  constexpr int64_t kMicrosPerDay = 86400ll * 1000 * 1000;
+  if (c.type == ColumnType::date && (cell.a < kFirstDay || cell.a >= kPastLastDay))
+    return "BigQuery's DATE holds the years 1 to 9999 only";
+  if (c.type == ColumnType::timestamp &&
+      (cell.a < kFirstDay * kMicrosPerDay || cell.a >= kPastLastDay * kMicrosPerDay))
+    return "BigQuery's TIMESTAMP holds the years 1 to 9999 only";
+  return nullptr;
+}
+
+// Appends typed cell `cell` of column `c` to a load table's NDJSON row as field `name`, in the
+// form load_conversion gives its load type; nothing for NULL.
+void append_typed(std::string& out, const std::string& name, const columns::ColumnSpec& c,
+                  const rows::TypedCell& cell, const std::string& arena) {
+  if (!cell.present) return;
+  out += ",\"";
+  out += name;
+  out += "\":";
+  switch (c.type) {
+    case ColumnType::boolean:
+      out += cell.a ? "true" : "false";
+      return;
+    case ColumnType::int32:
+    case ColumnType::int64:
+    case ColumnType::date:
+    case ColumnType::timestamp:
+      append_int(out, cell.a);
+      return;
+    case ColumnType::float32:  // the float's shortest text: 0.1, not 0.10000000149011612
+      avro::append_float(out, static_cast<float>(cell.real()));
+      return;
+    case ColumnType::float64:  // NaN and the infinities as the strings BigQuery reads
+      avro::append_double(out, cell.real());
+      return;
+    case ColumnType::uint64:
+      out += '"' + std::to_string(cell.unsigned_value()) + '"';
+      return;
+    case ColumnType::decimal: {
+      // The unscaled value as 16 big-endian two's-complement bytes.
+      uint8_t bytes[16];
+      const auto v = static_cast<rows::UInt128>(cell.decimal());
+      for (int i = 0; i < 16; ++i) bytes[15 - i] = static_cast<uint8_t>(v >> (8 * i));
+      out += '"';
+      avro::append_decimal(out, bytes, sizeof bytes, c.scale);
+      out += '"';
+      return;
+    }
+    case ColumnType::time:
+      out += '"';
+      avro::append_time_of_day(out, cell.a, 6);
+      out += '"';
+      return;
+    case ColumnType::text:
+    case ColumnType::bytes:
+    case ColumnType::json:
+      append_json_string(out, cell.text(arena));
+      return;
+  }
 }
 
 std::string location_suffix(const std::string& location) {
@@ -167,27 +415,119 @@ std::string BigQueryWarehouse::column_sql_type(const columns::ColumnSpec& column
   return bigquery_type(column.type, column.precision, column.scale);
 }
 
+columns::ColumnSpec BigQueryWarehouse::column_holds(const columns::ColumnSpec& column) const {
+  auto out = column;
+  if (const auto held = held_by(column_sql_type(column))) {
+    out.type = held->type;
+    out.precision = held->precision;
+    out.scale = held->scale;
+  }
+  return out;
+}
+
 std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_columns(const std::string& table) {
-  const auto fields = client_->table_fields(config_.schema, table);
+  // Whether it exists, from its metadata; its columns as a query sees them, from a dry run
+  // (free): what rows are written through.
+  if (!client_->table_fields(config_.schema, table)) return std::nullopt;
+  const auto fields = client_->result_fields("SELECT * FROM " + row_table(table), location_,
+                                             "reading a table's columns");
   if (!fields) return std::nullopt;
   bool same = fields->size() >= contract::kColumnCount;
   for (size_t i = 0; same && i < contract::kColumnCount; ++i)
-    same = (*fields)[i] == contract::kColumns[i].name;
+    same = (*fields)[i].name == contract::kColumns[i].name;
   if (!same)
     throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
                                              " exists but does not have krow's columns; rename or drop it, or choose "
                                              "another warehouse.dataset");
-  // Typed columns are not written to BigQuery yet (the manifest refuses them): any column
-  // after the metadata ones was added by hand, and krow plans none of its types.
   std::vector<columns::TableColumn> out;
-  for (size_t i = contract::kColumnCount; i < fields->size(); ++i)
-    out.push_back({(*fields)[i], "", std::nullopt});
+  for (size_t i = contract::kColumnCount; i < fields->size(); ++i) {
+    const auto& f = (*fields)[i];
+    columns::TableColumn c{f.name, f.type, std::nullopt};
+    if (f.repeated) {
+      c.sql_type = "ARRAY<" + f.type + ">";  // never planned
+    } else if (f.precision > 0) {
+      // A parameterised NUMERIC(12,2), made by hand: krow plans the plain types.
+      c.sql_type += "(" + std::to_string(f.precision) + "," + std::to_string(f.scale) + ")";
+      columns::ColumnSpec spec;
+      spec.type = ColumnType::decimal;
+      spec.precision = f.precision;
+      spec.scale = f.scale;
+      c.spec = spec;
+    } else {
+      c.spec = held_by(f.type);
+    }
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
-std::vector<std::string> BigQueryWarehouse::evolution_sql(const std::string&,
-                                                          const std::vector<columns::ColumnChange>&) const {
-  return {};  // no typed columns on BigQuery yet, so nothing to evolve
+std::vector<std::string> BigQueryWarehouse::evolution_sql(const std::string& table,
+                                                          const std::vector<columns::ColumnChange>& changes) const {
+  // DDL takes no transaction: each statement can be run again after a run stopped between two.
+  std::vector<std::string> out;
+  for (const auto& ch : changes) {
+    if (!ch.ddl) continue;
+    if (ch.kind == columns::ChangeKind::widen)
+      out.push_back("ALTER TABLE " + row_table(table) + " ALTER COLUMN " + ident(ch.column.name) + " SET DATA TYPE " +
+                    column_sql_type(ch.column));
+    else
+      out.push_back("ALTER TABLE " + row_table(table) + " ADD COLUMN IF NOT EXISTS " + ident(ch.column.name) + " " +
+                    column_sql_type(ch.column));
+  }
+  return out;
+}
+
+std::vector<columns::ColumnBinding> BigQueryWarehouse::column_bindings(const std::string& table) {
+  std::vector<columns::ColumnBinding> out;
+  if (!has_state_) return out;
+  // State datasets of krows before typed columns on BigQuery have no bindings table.
+  if (!has_bindings_) has_bindings_ = client_->table_fields(state_dataset_, "columns").has_value();
+  if (!*has_bindings_) return out;
+  auto p = params();
+  p.push_back({"table_name", "STRING", table});
+  const auto r = client_->query("SELECT field_path, column_name FROM " + state_table("columns") +
+                                    " WHERE warehouse_schema = @schema AND table_name = @table_name ORDER BY "
+                                    "created_at, field_path",
+                                p, location_, "reading a table's column bindings");
+  for (const auto& row : r.rows)
+    if (auto path = columns::path_of_key(row[0].value_or("")))
+      out.push_back({std::move(*path), row[1].value_or("")});
+  return out;
+}
+
+void BigQueryWarehouse::record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
+                                        bool created) {
+  const auto bindings = columns::bindings_of(typed);
+  if (bindings.empty() && !created) return;
+  auto p = params();
+  p.push_back({"table_name", "STRING", table});
+  const auto columns_table = state_table("columns");
+  // Two statements, each taking names from elsewhere as parameters: a run stopped between them
+  // has deleted what it then inserts next time (the table exists then, and its bindings are
+  // added).
+  // What a dropped table of this name left is not this table's.
+  if (created)
+    client_->query("DELETE FROM " + columns_table + " WHERE warehouse_schema = @schema AND table_name = @table_name",
+                   p, location_, "forgetting a dropped table's column bindings");
+  if (!bindings.empty()) {
+    std::string rows;
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      const auto n = std::to_string(i);
+      p.push_back({"path" + n, "STRING", columns::path_key(bindings[i].path)});
+      p.push_back({"column" + n, "STRING", bindings[i].column});
+      rows += std::string(i ? " UNION ALL " : "") + "SELECT @path" + n + " AS field_path, @column" + n +
+              " AS column_name";
+    }
+    // A recorded binding never changes.
+    client_->query("INSERT INTO " + columns_table +
+                       " (warehouse_schema, table_name, field_path, column_name, created_at) SELECT @schema, "
+                       "@table_name, b.field_path, b.column_name, CURRENT_TIMESTAMP() FROM (" + rows +
+                       ") AS b WHERE NOT EXISTS (SELECT 1 FROM " + columns_table +
+                       " AS c WHERE c.warehouse_schema = @schema AND c.table_name = @table_name AND c.field_path = "
+                       "b.field_path)",
+                   p, location_, "recording a table's column bindings");
+  }
+  has_bindings_ = true;
 }
 
 BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::string& sync_id,
@@ -219,8 +559,7 @@ BigQueryWarehouse::BigQueryWarehouse(const WarehouseConfig& config, const std::s
   } else {
     const auto fields = client_->table_fields(state_dataset_, "positions");
     has_state_ = fields.has_value();
-    holder_column_ =
-        fields && std::find(fields->begin(), fields->end(), "holder_table") != fields->end();
+    holder_column_ = fields && has_field(*fields, "holder_table");
   }
 }
 
@@ -253,10 +592,9 @@ void BigQueryWarehouse::create_state() {
   client_->create_dataset(state_dataset_, location_);
   client_->create_dataset(load_dataset_, location_, kLoadTableLifeMs);
   // BigQuery enforces no key; records stay STRING (they are written and read as text), as in
-  // the datasets earlier krows made. No column bindings: BigQuery takes no typed columns yet,
-  // and each table looked up is a request at every start.
+  // the datasets earlier krows made.
   for (const auto* t : {&contract::kPositions, &contract::kTables, &contract::kRuns,
-                        &contract::kLeases, &contract::kWorkers}) {
+                        &contract::kLeases, &contract::kWorkers, &contract::kColumnBindings}) {
     if (client_->table_fields(state_dataset_, std::string(t->name))) continue;
     std::vector<Field> fields;
     for (const auto& c : t->columns)
@@ -267,6 +605,7 @@ void BigQueryWarehouse::create_state() {
   }
   upgrade_positions();
   holder_column_ = true;
+  has_bindings_ = true;
   if (!worker_table_.empty() && !client_->table_fields(state_dataset_, worker_table_))
     client_->create_table(state_dataset_, worker_table_,
                           {{{"topic", "STRING", true},
@@ -281,11 +620,11 @@ void BigQueryWarehouse::upgrade_positions() {
   const auto fields = client_->table_fields(state_dataset_, "positions");
   if (!fields) return;
   // The table of the worker holding a partition (workers, above), for krows that know workers.
-  if (std::find(fields->begin(), fields->end(), "holder_table") == fields->end())
+  if (!has_field(*fields, "holder_table"))
     client_->query(
         "ALTER TABLE " + state_table("positions") + " ADD COLUMN IF NOT EXISTS holder_table STRING",
         {}, location_, "upgrading krow's positions table");
-  if (std::find(fields->begin(), fields->end(), "epoch") != fields->end()) return;
+  if (has_field(*fields, "epoch")) return;
   // DDL takes no transaction; both statements are idempotent, so a run stopped between them
   // finishes the upgrade next time.
   const auto positions = state_table("positions");
@@ -614,18 +953,6 @@ std::vector<TableMapping> BigQueryWarehouse::tables() {
 void BigQueryWarehouse::create_table(const std::string& sync_id, const std::string& topic,
                                      const std::string& table, const TableSettings& settings,
                                      Creation creation) {
-  // The manifest refuses both for BigQuery (warehouse/capabilities.hpp); a caller that builds
-  // settings some other way still gets no silent JSON-only table.
-  const std::string name = config_.schema + "." + table;
-  if (settings.strategy == Strategy::latest_by_key)
-    throw Error(ErrorClass::fatal_table, "table " + name + " has strategy: latest_by_key, which krow writes to DuckDB "
-                                         "and PostgreSQL only so far: use append (and a view that picks the newest "
-                                         "row per key) to sync it into BigQuery");
-  if (settings.columns != TypedColumns::none || !settings.typed_columns.empty())
-    throw Error(ErrorClass::fatal_table, "table " + name + " has typed columns (columns: from_schema or infer), which "
-                                         "krow writes to DuckDB and PostgreSQL only so far: drop columns: from its "
-                                         "entry in the manifest's tables: to sync it into BigQuery (the value stays "
-                                         "queryable as JSON)");
   strategies_.set(table, settings);
   // typed_columns() throws when a table of that name lacks krow's columns.
   const bool missing = !typed_columns(table);
@@ -634,7 +961,17 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
     return;
   }
   unpublished_.erase(table);
-  if (missing) create_new_table(table);
+  if (missing) {
+    create_new_table(table, settings);
+  } else {
+    for (const auto& sql : evolution_sql(table, settings.changes))
+      client_->query(sql, {}, location_, "changing a typed column");
+    const auto problem = typed_columns_mismatch(*this, config_.schema + "." + table,
+                                                typed_columns(table).value_or(std::vector<columns::TableColumn>{}),
+                                                settings.typed_columns);
+    if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
+  }
+  record_bindings(table, settings.typed_columns, /*created=*/missing);
   auto p = params();
   p[0].value = sync_id;
   p.push_back({"topic", "STRING", topic});
@@ -645,12 +982,18 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
                  p, location_, "recording a table name");
 }
 
-void BigQueryWarehouse::create_new_table(const std::string& table) {
+std::vector<Field> BigQueryWarehouse::table_fields(const TableSettings& settings) const {
+  auto fields = row_fields();
+  for (const auto& c : settings.typed_columns) fields.push_back({c.name, column_sql_type(c), false});
+  return fields;
+}
+
+void BigQueryWarehouse::create_new_table(const std::string& table, const TableSettings& settings) {
   if (!dataset_exists_) {
     client_->create_dataset(config_.schema, location_);  // an existing one is fine
     dataset_exists_ = true;
   }
-  bigquery::TableLayout layout{row_fields()};
+  bigquery::TableLayout layout{table_fields(settings)};
   if (settings_.partition_by != "none") {
     layout.partition_field = "kafka_timestamp";
     for (char c : settings_.partition_by)
@@ -670,15 +1013,20 @@ std::string BigQueryWarehouse::record_name_select(const std::string& sync_id,
 }
 
 std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& batch) {
-  static const auto fields = load_fields();
   std::vector<Loaded> out;
   std::string ndjson, id;
   for (size_t slot = 0; slot < batch.tables().size(); ++slot) {
     const auto& t = batch.tables()[slot];
     if (t.rows.empty()) continue;
+    const auto& typed = t.typed ? t.typed->columns : std::vector<columns::ColumnSpec>{};
+    const auto fields = load_fields(typed, [&](const columns::ColumnSpec& c) { return column_sql_type(c); });
     ndjson.clear();
     const std::string& arena = batch.arena();
-    for (const auto& row : t.rows) {
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      const auto& row = t.rows[r];
+      // What BigQuery's types cannot hold is left out, with a note, before the row is written.
+      for (size_t k = 0; k < typed.size(); ++k)
+        if (const auto why = unstorable(typed[k], t.cells_of(r)[k])) batch.replace_unstorable_typed(slot, r, k, why);
       auto text = [&](const char* name, const Slice& s) {
         if (!s.present) return;
         ndjson += ",\"";
@@ -724,6 +1072,8 @@ std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& b
       text("headers", row.headers);
       ndjson += row.is_tombstone ? ",\"is_tombstone\":true" : ",\"is_tombstone\":false";
       text("decode_error", row.decode_error);
+      for (size_t k = 0; k < typed.size(); ++k)
+        if (!typed[k].retired) append_typed(ndjson, load_field(k), typed[k], t.cells_of(r)[k], arena);
       ndjson += "}\n";
     }
     // A name of its own per batch: BigQuery allows 1,500 load jobs per table and day, and a
@@ -817,6 +1167,10 @@ std::string BigQueryWarehouse::fence_and_move(const std::vector<PositionMove>& m
   return sql;
 }
 
+std::string BigQueryWarehouse::converted(const std::string& load, const std::vector<columns::ColumnSpec>& typed) const {
+  return "(" + converted_rows(load, typed, [&](const columns::ColumnSpec& c) { return column_sql_type(c); }) + ")";
+}
+
 void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
                                WriteMode mode) {
   (void)sync_id;  // this object's sync: the lease and the positions are its own
@@ -827,9 +1181,16 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
   std::string sql = fence_and_move(moves);
   for (const auto& l : loaded) {
     const auto& t = batch.tables()[l.slot];
-    if (strategies_.of(t.table).replaces(mode == WriteMode::merge))
+    const auto& settings = strategies_.of(t.table);
+    if (settings.replaces(mode == WriteMode::merge))
       throw std::logic_error("table " + t.table + " replaces its rows: its batches are staged, not committed");
     const auto target = row_table(t.table);
+    const auto& typed = t.typed ? t.typed->columns : std::vector<columns::ColumnSpec>{};
+    const auto rows = converted(load_table(l.table), typed);
+    if (settings.strategy == Strategy::latest_by_key) {
+      sql += latest_by_key_script(target, rows, settings, false);
+      continue;
+    }
     if (mode == WriteMode::merge) {
       // Only the partitions and blocks the batch can touch are read: its offset ranges
       // (clustering) and its time span (partitioning; NULL timestamps have a partition of
@@ -847,7 +1208,8 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
       sql += "DELETE FROM " + target + " AS t WHERE " + span + " AND EXISTS (SELECT 1 FROM " + values + " WHERE " +
              matches + ") AND t.id IN (SELECT id FROM " + load_table(l.table) + ");\n";
     }
-    sql += "INSERT INTO " + target + " (" + column_list() + ") " + converted_rows(load_table(l.table)) + ";\n";
+    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " + column_list(typed, "s") + " FROM " +
+           rows + " AS s;\n";
   }
   fenced_transaction(sql, moves, "writing a batch");
   drop_loaded(loaded);
@@ -857,7 +1219,9 @@ void BigQueryWarehouse::begin_staging(const std::string& sync_id, const std::vec
   for (const auto& t : tables) {
     const auto name = staging(sync_id, t);
     client_->delete_table(load_dataset_, name);
-    client_->create_table(load_dataset_, name, {row_fields(), "", "", {}, now_ms() + kStagingLifeMs});
+    // The table's own columns, typed ones included (as planned for a table publish() makes).
+    client_->create_table(load_dataset_, name,
+                          {table_fields(strategies_.of(t)), "", "", {}, now_ms() + kStagingLifeMs});
   }
 }
 
@@ -868,11 +1232,13 @@ void BigQueryWarehouse::stage(const std::string& sync_id, RowBatch& batch, bool 
   for (const auto& l : loaded) {
     const auto& t = batch.tables()[l.slot];
     const auto staged = load_table(staging(sync_id, t.table));
+    const auto& typed = t.typed ? t.typed->columns : std::vector<columns::ColumnSpec>{};
     if (again) {
       const auto [values, matches] = unnest_ranges(t.offset_ranges());
       sql += "DELETE FROM " + staged + " AS t WHERE EXISTS (SELECT 1 FROM " + values + " WHERE " + matches + ");\n";
     }
-    sql += "INSERT INTO " + staged + " (" + column_list() + ") " + converted_rows(load_table(l.table)) + ";\n";
+    sql += "INSERT INTO " + staged + " (" + column_list(typed) + ") SELECT " + column_list(typed, "s") + " FROM " +
+           converted(load_table(l.table), typed) + " AS s;\n";
   }
   transaction(sql, "staging a batch");
   drop_loaded(loaded);
@@ -882,20 +1248,28 @@ void BigQueryWarehouse::publish(const std::string& sync_id, const std::vector<st
                                 const std::vector<PositionMove>& moves, WriteMode mode) {
   std::string sql = fence_and_move(moves);
   for (const auto& t : tables) {
+    const auto& settings = strategies_.of(t);
     // A table this run is the first to fill is made just before the transaction, which cannot
     // hold DDL: a run killed in between leaves it empty (the next run fills it).
     if (const auto it = unpublished_.find(t); it != unpublished_.end()) {
-      create_new_table(t);
+      create_new_table(t, settings);
+      record_bindings(t, settings.typed_columns, /*created=*/true);
       sql += "INSERT INTO " + state_table("tables") +
              " (sync_id, topic, warehouse_schema, table_name, created_at) " +
              record_name_select(literal(sync_id_), literal(it->second), literal(t)) + ";\n";
     }
     const auto target = row_table(t);
     const auto staged = load_table(staging(sync_id, t));
-    if (strategies_.of(t).replaces(mode == WriteMode::merge)) sql += "DELETE FROM " + target + " WHERE TRUE;\n";
+    const bool replace = settings.replaces(mode == WriteMode::merge);
+    if (settings.strategy == Strategy::latest_by_key) {
+      sql += latest_by_key_script(target, staged, settings, replace);
+      continue;
+    }
+    if (replace) sql += "DELETE FROM " + target + " WHERE TRUE;\n";
     else if (mode == WriteMode::merge)
       sql += "DELETE FROM " + target + " AS t WHERE t.id IN (SELECT id FROM " + staged + ");\n";
-    sql += "INSERT INTO " + target + " (" + column_list() + ") SELECT " + column_list() + " FROM " + staged + ";\n";
+    sql += "INSERT INTO " + target + " (" + column_list(settings.typed_columns) + ") SELECT " +
+           column_list(settings.typed_columns) + " FROM " + staged + ";\n";
   }
   fenced_transaction(sql, moves, "publishing the staged rows");
   for (const auto& t : tables) unpublished_.erase(t);

@@ -36,6 +36,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,9 @@ class BigQueryWarehouse : public Warehouse {
 
   std::string describe() const override { return settings_.describe(config_.schema); }
   std::string column_sql_type(const columns::ColumnSpec& column) const override;
+  columns::ColumnSpec column_holds(const columns::ColumnSpec& column) const override;
   std::optional<std::vector<columns::TableColumn>> typed_columns(const std::string& table) override;
-  // None: BigQuery tables get no typed columns yet (the manifest refuses them).
-  std::vector<columns::ColumnBinding> column_bindings(const std::string&) override { return {}; }
+  std::vector<columns::ColumnBinding> column_bindings(const std::string& table) override;
   std::vector<std::string> evolution_sql(const std::string& table,
                                          const std::vector<columns::ColumnChange>& changes) const override;
   std::vector<Position> positions(const std::string& sync_id) override;
@@ -100,8 +101,17 @@ class BigQueryWarehouse : public Warehouse {
     Epoch held_epoch;                   // and its epoch
   };
   std::vector<StoredPartition> stored_partitions(const std::string& sync_id);
-  // Creates a row table (and the row tables' dataset when missing); one that exists is fine.
-  void create_new_table(const std::string& table);
+  // Creates a row table with the columns `settings` plan (and the row tables' dataset when
+  // missing); one that exists is fine.
+  void create_new_table(const std::string& table, const TableSettings& settings);
+  // A row table's fields: krow's, then the typed columns `settings` plan.
+  std::vector<bigquery::Field> table_fields(const TableSettings& settings) const;
+  // Records the field → column bindings of `typed` (columns::bindings_of) in the `columns`
+  // state table; `created`: the table is new, and what a dropped table of
+  // its name left is forgotten first.
+  void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed, bool created);
+  // A load table's rows as the row table's columns (converted_rows), parenthesised.
+  std::string converted(const std::string& load, const std::vector<columns::ColumnSpec>& typed) const;
   // A SELECT that gives the `tables` row of (sync_id, topic, table), three SQL expressions,
   // unless the dataset's table of that name is recorded already.
   std::string record_name_select(const std::string& sync_id, const std::string& topic,
@@ -144,6 +154,7 @@ class BigQueryWarehouse : public Warehouse {
   bool has_state_ = false;
   bool holder_column_ = false;   // `positions` has holder_table (krows that know workers)
   bool dataset_exists_ = false;  // the row tables' dataset
+  std::optional<bool> has_bindings_;  // the state dataset has the `columns` table (unknown yet)
   bool leased_ = false;
   uint64_t loads_ = 0;         // load tables made by this object, for unique names
   TableSettingsByName strategies_;

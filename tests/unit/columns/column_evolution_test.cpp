@@ -83,12 +83,25 @@ TEST(ColumnEvolution, TypesCompare) {
       compare_types(col("a", ColumnType::decimal, 12, 2), col("a", ColumnType::decimal, 10, 2)),
       Compatibility::breaking);
   EXPECT_EQ(
-      compare_types(col("a", ColumnType::decimal, 10, 2), col("a", ColumnType::decimal, 12, 3)),
+      compare_types(col("a", ColumnType::decimal, 10, 2), col("a", ColumnType::decimal, 10, 3)),
       Compatibility::breaking);
+  EXPECT_EQ(compare_types(col("a", ColumnType::int64), col("a", ColumnType::decimal, 20, 2)),
+            Compatibility::breaking);
   EXPECT_EQ(compare_types(col("a", ColumnType::text), col("a", ColumnType::int32)),
             Compatibility::breaking);
-  EXPECT_EQ(compare_types(col("a", ColumnType::int32), col("a", ColumnType::float64)),
+  EXPECT_EQ(compare_types(col("a", ColumnType::int64), col("a", ColumnType::float64)),
             Compatibility::breaking);
+  // Every old value fits the new type exactly: more integer digits and a larger scale, an
+  // integer into a decimal with as many integer digits, an INT into a DOUBLE.
+  EXPECT_EQ(
+      compare_types(col("a", ColumnType::decimal, 10, 2), col("a", ColumnType::decimal, 12, 3)),
+      Compatibility::widening);
+  EXPECT_EQ(compare_types(col("a", ColumnType::int64), col("a", ColumnType::decimal, 38, 9)),
+            Compatibility::widening);
+  EXPECT_EQ(compare_types(col("a", ColumnType::uint64), col("a", ColumnType::decimal, 20, 0)),
+            Compatibility::widening);
+  EXPECT_EQ(compare_types(col("a", ColumnType::int32), col("a", ColumnType::float64)),
+            Compatibility::widening);
 }
 
 TEST(ColumnEvolution, ANewTableGetsThePlan) {
