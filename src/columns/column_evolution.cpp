@@ -48,15 +48,20 @@ Compatibility compare_types(const ColumnSpec& table, const ColumnSpec& planned) 
     return Compatibility::same;  // both text in every engine
   // The integer digits an integer type's values need (INT32: 10, INT64: 19, UINT64: 20).
   auto integer_digits = [](ColumnType t) {
-    return t == ColumnType::int32 ? 10 : t == ColumnType::int64 ? 19 : t == ColumnType::uint64 ? 20 : 0;
+    return t == ColumnType::int32    ? 10
+           : t == ColumnType::int64  ? 19
+           : t == ColumnType::uint64 ? 20
+                                     : 0;
   };
   if (planned.type == ColumnType::decimal) {
     if (table.type == ColumnType::decimal) {
       // Every stored value fits when neither the integer digits nor the scale shrink.
-      if (planned.scale < table.scale || planned.precision - planned.scale < table.precision - table.scale)
+      if (planned.scale < table.scale ||
+          planned.precision - planned.scale < table.precision - table.scale)
         return Compatibility::breaking;
-      return planned.precision == table.precision && planned.scale == table.scale ? Compatibility::same
-                                                                                  : Compatibility::widening;
+      return planned.precision == table.precision && planned.scale == table.scale
+                 ? Compatibility::same
+                 : Compatibility::widening;
     }
     const int digits = integer_digits(table.type);
     return digits > 0 && planned.precision - planned.scale >= digits ? Compatibility::widening
@@ -163,7 +168,8 @@ Evolution evolve_columns(const std::optional<std::vector<TableColumn>>& table,
       continue;
     }
     const auto want = sql_type(p);
-    if (t.sql_type != want && t.spec && compare_types(*t.spec, held(p)) == Compatibility::widening) {
+    if (t.sql_type != want && t.spec &&
+        compare_types(*t.spec, held(p)) == Compatibility::widening) {
       ColumnChange ch;
       ch.kind = ChangeKind::widen;
       ch.column = p;

@@ -8,11 +8,12 @@
 // there); a column is widened when its new type holds every value of its old one exactly:
 // INT → BIGINT, FLOAT or INT → DOUBLE, DECIMAL(p,s) → DECIMAL(p',s') with neither the integer
 // digits (p - s) nor the scale fewer, an integer → a DECIMAL with as many integer digits.
-// BIGINT → DOUBLE is not (it rounds beyond 2^53). Anything else is breaking: a type narrowed or changed, or a column the schema
-// no longer has. A breaking change stops the table (OnBreaking::fail), or (OnBreaking::variant)
-// is isolated: the field's values go, as JSON, to a column `__krow_nc__<column>` (added when
-// missing) and the table's column is kept, NULL from then on; a removed field's column is
-// kept, NULL from then on. Columns are never dropped, renamed or narrowed.
+// BIGINT → DOUBLE is not (it rounds beyond 2^53). Anything else is breaking: a type narrowed or
+// changed, or a column the schema no longer has. A breaking change stops the table
+// (OnBreaking::fail), or (OnBreaking::variant) is isolated: the field's values go, as JSON, to a
+// column `__krow_nc__<column>` (added when missing) and the table's column is kept, NULL from then
+// on; a removed field's column is kept, NULL from then on. Columns are never dropped, renamed or
+// narrowed.
 //
 // Thread: any thread; nothing is shared between calls.
 

@@ -26,7 +26,9 @@ class TableSchemas {
   // What the engine's column for `column` holds: `column` itself where column_sql_type has a
   // type of that precision (DECIMAL(12,2)), a wider type's reach where it has not (BigQuery's
   // NUMERIC holds any DECIMAL(38,9)). Schema evolution compares it with a table's column.
-  virtual columns::ColumnSpec column_holds(const columns::ColumnSpec& column) const { return column; }
+  virtual columns::ColumnSpec column_holds(const columns::ColumnSpec& column) const {
+    return column;
+  }
 
   // The typed columns of an existing table (those after krow's metadata columns), in table
   // order, each with what its type holds where it is a type column_sql_type gives; nullopt

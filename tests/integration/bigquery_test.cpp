@@ -150,34 +150,5 @@ TEST_F(BigQuery, TablesArePartitionedAndClusteredAsConfigured) {
   EXPECT_EQ(probe().count(table_of(other)), 3);
 }
 
-// Strategies and typed columns the BigQuery adapter does not write yet are refused, by name
-// and with the way out, by plan, doctor and sync alike (exit 3, the manifest's line), before
-// anything is read or created.
-TEST_F(BigQuery, OptionsItCannotTakeAreRefusedByPlanDoctorAndSyncBeforeReading) {
-  const auto topic = make_topic("bq-refused");
-  fill(topic, 1, 3);
-  int n = 0;
-  for (const std::string option :
-       {"strategy: latest_by_key", "columns: infer", "columns: from_schema"}) {
-    const auto file = "refused" + std::to_string(++n) + ".yaml";
-    const auto manifest =
-        write_manifest({topic}, "tables:\n  \"" + topic + "\":\n    " + option + "\n", file);
-    for (const char* command : {"plan", "doctor", "sync"}) {
-      const auto r = krow({command, manifest});
-      const auto said = r.out + r.err;
-      EXPECT_EQ(r.exit_code, 3) << command << " with " << option << "\n" << said;
-      EXPECT_NE(said.find(file + ":"), std::string::npos) << command << "\n"
-                                                          << said;  // names the line
-      EXPECT_NE(said.find(option + " is not written to BigQuery yet"), std::string::npos)
-          << command << "\n"
-          << said;
-      EXPECT_NE(said.find("DuckDB and PostgreSQL"), std::string::npos) << command << "\n" << said;
-    }
-  }
-  EXPECT_FALSE(probe().has_table(table_of(topic)));
-  EXPECT_FALSE(probe().has_schema());
-  EXPECT_TRUE(probe().positions().empty());
-}
-
 }  // namespace
 }  // namespace krow::testkit

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdio>
 #include <map>
+#include <regex>
 
 #include "sync_fixture.hpp"
 
@@ -55,6 +56,15 @@ class TypedColumns : public EngineTest {
   std::string epoch_ms(const std::string& column) const { return traits().epoch_ms(column); }
   std::string epoch_us(const std::string& column) const { return traits().epoch_us(column); }
   std::string value_field(const std::string& name) const { return traits().value_field(name); }
+  std::string decimal_text(const std::string& column, int scale) const {
+    return traits().decimal_text(column, scale);
+  }
+  // The table's column names in its order, joined with commas.
+  std::string column_order(const std::string& table) {
+    std::string out;
+    for (const auto& c : probe().column_names(table)) out += (out.empty() ? "" : ",") + c;
+    return out;
+  }
   Rows rows_of(const std::string& sql) { return probe().query(sql).rows; }
   // The engine's spelling of a type: as its catalog names it (probe().column_types), and as
   // krow writes it (DDL, plans, messages).
@@ -72,11 +82,13 @@ class TypedColumns : public EngineTest {
 
   // The typed columns' values of `table`, as text, by offset.
   Rows typed_rows(const std::string& table) {
-    return rows_of("SELECT CAST(value__id AS VARCHAR), CAST(count AS VARCHAR), CAST(score AS VARCHAR), "
-                   "CAST(paid AS VARCHAR), status, CAST(amount AS VARCHAR), CAST(" + epoch_ms("placed_at") +
-                   " AS VARCHAR), CAST(day AS VARCHAR), customer__name, CAST(customer__since AS VARCHAR), "
-                   "CAST(tags AS VARCHAR), note, decode_error, " + value_field("amount") + " FROM " + target(table) +
-                   " ORDER BY kafka_offset");
+    return rows_of(
+        "SELECT CAST(value__id AS VARCHAR), CAST(count AS VARCHAR), CAST(score AS VARCHAR), "
+        "CAST(paid AS VARCHAR), status, " +
+        decimal_text("amount", 2) + ", CAST(" + epoch_ms("placed_at") +
+        " AS VARCHAR), CAST(day AS VARCHAR), customer__name, CAST(customer__since AS VARCHAR), "
+        "CAST(tags AS VARCHAR), note, decode_error, " +
+        value_field("amount") + " FROM " + target(table) + " ORDER BY kafka_offset");
   }
 
   void expect_typed_values(const std::string& table) {
@@ -131,10 +143,9 @@ TEST_P(TypedColumns, AvroRecordIntoTypedColumns) {
   for (const auto& [name, t] : want) EXPECT_EQ(types.count(name) ? types.at(name) : "(missing)", t) << name;
   EXPECT_EQ(types.size(), 17u + 12u);
   // The metadata columns stay first, in their order; the typed ones follow in schema order.
-  const auto order = rows_of("SELECT string_agg(CAST(column_name AS VARCHAR), ',' ORDER BY ordinal_position) FROM "
-                             "information_schema.columns WHERE table_schema = 'confluent' AND table_name = '" + table +
-                             "'");
-  EXPECT_NE(order[0][0]->find("is_tombstone,decode_error,value__id,count,score"), std::string::npos) << *order[0][0];
+  const auto order = column_order(table);
+  EXPECT_NE(order.find("is_tombstone,decode_error,value__id,count,score"), std::string::npos)
+      << order;
   expect_typed_values(table);
   // A second run with nothing new leaves the table as it is.
   sync_ok(manifest);
@@ -153,6 +164,7 @@ TEST_P(TypedColumns, NestedAsJson) {
 }
 
 TEST_P(TypedColumns, AvroLogicalTypesFloatsAndDecimals) {
+  if (!traits().wide_decimal_gap.empty()) GTEST_SKIP() << traits().wide_decimal_gap;
   const auto topic = unique_name("typed-logical");
   produce("avro-logical", topic);
   sync_ok(typed_manifest(topic));
@@ -189,7 +201,8 @@ TEST_P(TypedColumns, DecimalsWiderThan38DigitsAreText) {
   const auto table = table_of(topic);
   EXPECT_EQ(column_type(table, "big"), catalog_type(L::text));
   EXPECT_EQ(column_type(table, "small"), catalog_type(L::decimal, 4, 1));
-  EXPECT_EQ(rows_of("SELECT big, CAST(small AS VARCHAR), decode_error FROM " + target(table) + " ORDER BY kafka_offset"),
+  EXPECT_EQ(rows_of("SELECT big, " + decimal_text("small", 1) + ", decode_error FROM " +
+                    target(table) + " ORDER BY kafka_offset"),
             (Rows{{"123456789012345678901234567890123456789012345.12345", "-999.9", std::nullopt},
                   {"-0.00001", "0.0", std::nullopt}}));
 }
@@ -274,17 +287,22 @@ TEST_P(TypedColumns, ProtobufAndJsonSchemaTopics) {
   EXPECT_EQ(column_type(table_of(proto), "value__id"), catalog_type(L::int64));
   EXPECT_EQ(column_type(table_of(proto), "total"), catalog_type(L::uint64));
   EXPECT_EQ(column_type(table_of(proto), "weight"), catalog_type(L::float32));
-  EXPECT_EQ(
-      rows_of("SELECT CAST(value__id AS VARCHAR), CAST(total AS VARCHAR), kind, blob, part__sku, "
-              "CAST(part__quantity AS VARCHAR), CAST(" +
-              epoch_us("\"at\"") +
-              " AS VARCHAR), CAST(ratio = 0.1 AS "
-              "VARCHAR), CAST(weight AS VARCHAR), CAST(ok AS VARCHAR), decode_error FROM " +
-              target(table_of(proto)) + " ORDER BY kafka_offset"),
-      (Rows{{"9223372036854775807", "18446744073709551615", "BIG", "AP8=", "A-1", "3",
-             "1709210096789012", "true", "1.5", "true", std::nullopt},
-            {"-9223372036854775808", "1", "KIND_UNSPECIFIED", "", std::nullopt, std::nullopt,
-             std::nullopt, "false", traits().whole_float_text(0), "false", std::nullopt}}));
+  // uint64 as text: an engine whose decimal type has a fixed scale writes its zero fraction
+  // (the emulator's NUMERIC: "1.000000000"), which says nothing about the value.
+  auto proto_rows = rows_of(
+      "SELECT CAST(value__id AS VARCHAR), CAST(total AS VARCHAR), kind, blob, part__sku, "
+      "CAST(part__quantity AS VARCHAR), CAST(" +
+      epoch_us("\"at\"") +
+      " AS VARCHAR), CAST(ratio = 0.1 AS "
+      "VARCHAR), CAST(weight AS VARCHAR), CAST(ok AS VARCHAR), decode_error FROM " +
+      target(table_of(proto)) + " ORDER BY kafka_offset");
+  for (auto& row : proto_rows)
+    if (row[1]) row[1] = std::regex_replace(*row[1], std::regex(R"(\.0+$)"), "");
+  EXPECT_EQ(proto_rows,
+            (Rows{{"9223372036854775807", "18446744073709551615", "BIG", "AP8=", "A-1", "3",
+                   "1709210096789012", "true", "1.5", "true", std::nullopt},
+                  {"-9223372036854775808", "1", "KIND_UNSPECIFIED", "", std::nullopt, std::nullopt,
+                   std::nullopt, "false", traits().whole_float_text(0), "false", std::nullopt}}));
   // JSON Schema: integer as BIGINT (beyond 2^53 kept exact), number as DOUBLE.
   EXPECT_EQ(column_type(table_of(json), "score"), catalog_type(L::float64));
   EXPECT_EQ(rows_of("SELECT CAST(value__id AS VARCHAR), name, CAST(score AS VARCHAR), CAST(active AS VARCHAR), "
@@ -329,9 +347,9 @@ TEST_P(TypedColumns, MissingColumnsAreAddedOtherDifferencesStop) {
   probe().execute("DELETE FROM " + table + " WHERE kafka_offset = 2");
   probe().set_position(topic, 0, 2);
   const auto plan = krow({"plan", manifest});
-  EXPECT_NE(plan.out.find("." + std::string("\"") + table_of(topic) + "\" ADD COLUMN \"score\" " +
-                          krow_type(L::float64)),
-            std::string::npos)
+  EXPECT_NE(
+      plan.out.find(traits().add_column_ddl(table_of(topic), "score") + krow_type(L::float64)),
+      std::string::npos)
       << plan.out;
   sync_ok(manifest);
   // `score` (in every message: not nullable) and `note` are back, now the table's last
@@ -343,13 +361,11 @@ TEST_P(TypedColumns, MissingColumnsAreAddedOtherDifferencesStop) {
   EXPECT_EQ(rows[0][2], std::nullopt);
   EXPECT_EQ(rows[2], (std::vector<Cell>{"2", std::nullopt, traits().whole_float_text(3), "misfit",
                                         stored_json(Cell(R"(["x"])"))}));
-  const auto order = rows_of("SELECT string_agg(CAST(column_name AS VARCHAR), ',' ORDER BY ordinal_position) FROM "
-                             "information_schema.columns WHERE table_schema = 'confluent' AND table_name = '" +
-                             table_of(topic) + "'");
-  EXPECT_NE(order[0][0]->find(",tags,score,note"), std::string::npos) << *order[0][0];
+  const auto order = column_order(table_of(topic));
+  EXPECT_NE(order.find(",tags,score,note"), std::string::npos) << order;
   // A column of another type stops the table, naming the field and both types.
-  probe().execute("ALTER TABLE " + table + " ALTER COLUMN status TYPE " + krow_type(L::int32) +
-                  " USING CAST(NULL AS INTEGER)");
+  for (const auto& sql : traits().retype_column(table, "status", krow_type(L::int32)))
+    probe().execute(sql);
   const auto r = krow({"sync", manifest});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(
@@ -461,23 +477,30 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   produce(format + "-evolve-v2", topic);
   const auto plan = krow({"plan", manifest});
   const auto at = "\"" + table + "\" ";
-  EXPECT_NE(plan.out.find("widen column qty " + krow_type(L::int32) + " -> " + krow_type(L::int64)),
-            std::string::npos)
-      << plan.out;
-  EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"qty\" " + traits().alter_type(L::int64)),
-            std::string::npos)
-      << plan.out;
-  EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"price\" " + traits().alter_type(L::float64)),
-            std::string::npos)
-      << plan.out;
-  EXPECT_NE(plan.out.find(at + "ADD COLUMN \"note\" " + krow_type(L::text)), std::string::npos)
-      << plan.out;
   const auto json = krow({"plan", manifest, "--format", "json"});
-  EXPECT_NE(
-      json.out.find(R"("kind":"widen","column":"qty","of":"qty","from":")" + krow_type(L::int32) +
-                    R"(","to":")" + krow_type(L::int64) + R"(","ddl":true)"),
-      std::string::npos)
-      << json.out;
+  if (traits().one_type_per_kind) {
+    // INT64, FLOAT64 and NUMERIC hold the wider values already: nothing to widen.
+    EXPECT_EQ(plan.out.find("widen column"), std::string::npos) << plan.out;
+  } else {
+    EXPECT_NE(
+        plan.out.find("widen column qty " + krow_type(L::int32) + " -> " + krow_type(L::int64)),
+        std::string::npos)
+        << plan.out;
+    EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"qty\" " + traits().alter_type(L::int64)),
+              std::string::npos)
+        << plan.out;
+    EXPECT_NE(plan.out.find(at + "ALTER COLUMN \"price\" " + traits().alter_type(L::float64)),
+              std::string::npos)
+        << plan.out;
+    EXPECT_NE(
+        json.out.find(R"("kind":"widen","column":"qty","of":"qty","from":")" + krow_type(L::int32) +
+                      R"(","to":")" + krow_type(L::int64) + R"(","ddl":true)"),
+        std::string::npos)
+        << json.out;
+  }
+  EXPECT_NE(plan.out.find(traits().add_column_ddl(table, "note") + krow_type(L::text)),
+            std::string::npos)
+      << plan.out;
   EXPECT_NE(json.out.find(R"("ddl":["ALTER TABLE )"), std::string::npos) << json.out;
   sync_ok(manifest);
   EXPECT_EQ(column_type(table, "qty"), catalog_type(L::int64));
@@ -486,7 +509,8 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   if (format == "avro") {
     // DECIMAL precision up, same scale: widened too, every stored value kept.
     EXPECT_EQ(column_type(table, "amount"), catalog_type(L::decimal, 10, 2));
-    EXPECT_EQ(rows_of("SELECT CAST(amount AS VARCHAR) FROM " + target(table) + " ORDER BY kafka_offset"),
+    EXPECT_EQ(rows_of("SELECT " + decimal_text("amount", 2) + " FROM " + target(table) +
+                      " ORDER BY kafka_offset"),
               (Rows{{"1234.56"}, {"-0.01"}, {"12345678.90"}, {"0.00"}}));
   }
   const auto values = [&] {
@@ -516,7 +540,7 @@ void TypedColumns::evolve(const std::string& format, const std::string& name_typ
   // NULL in the new rows. The run record says which column went where.
   const auto variant = typed_manifest(topic, "columns: from_schema, on_breaking: variant", "variant.yaml");
   const auto vplan = krow({"plan", variant});
-  EXPECT_NE(vplan.out.find(at + "ADD COLUMN \"__krow_nc__name\" " + krow_type(L::json)),
+  EXPECT_NE(vplan.out.find(traits().add_column_ddl(table, "__krow_nc__name") + krow_type(L::json)),
             std::string::npos)
       << vplan.out;
   sync_ok(variant);

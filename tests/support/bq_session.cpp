@@ -101,26 +101,32 @@ QueryResult BqSession::query(const std::string& sql, const std::vector<std::stri
   return out;
 }
 
-std::map<std::string, std::string> BqSession::column_types(const std::string& dataset, const std::string& table) {
+std::vector<std::pair<std::string, std::string>> BqSession::columns(const std::string& dataset,
+                                                                    const std::string& table) {
   const std::string sql = "SELECT * FROM `" + project_ + "." + dataset + "." + table + "` LIMIT 0";
   std::string body;
   const long status = http("POST", endpoint_ + "/bigquery/v2/projects/" + project_ + "/queries",
                            "{\"useLegacySql\":false,\"query\":" + escape_json(sql) + "}", body);
-  if (status != 200) throw std::runtime_error("BigQuery query failed (" + std::to_string(status) + "): " + body);
+  if (status != 200)
+    throw std::runtime_error("BigQuery query failed (" + std::to_string(status) + "): " + body);
   simdjson::dom::parser parser;
   simdjson::dom::array fields;
   if (parser.parse(body)["schema"]["fields"].get(fields) != simdjson::SUCCESS)
     throw std::runtime_error("no schema in the answer: " + body.substr(0, 300));
-  std::map<std::string, std::string> out;
+  std::vector<std::pair<std::string, std::string>> out;
   for (auto f : fields) {
     std::string_view name, type;
-    if (f["name"].get(name) != simdjson::SUCCESS || f["type"].get(type) != simdjson::SUCCESS) continue;
+    if (f["name"].get(name) != simdjson::SUCCESS || f["type"].get(type) != simdjson::SUCCESS)
+      continue;
     // The legacy names the REST API may answer with.
     std::string t(type);
-    if (t == "INTEGER") t = "INT64";
-    else if (t == "FLOAT") t = "FLOAT64";
-    else if (t == "BOOLEAN") t = "BOOL";
-    out[std::string(name)] = t;
+    if (t == "INTEGER")
+      t = "INT64";
+    else if (t == "FLOAT")
+      t = "FLOAT64";
+    else if (t == "BOOLEAN")
+      t = "BOOL";
+    out.emplace_back(name, t);
   }
   return out;
 }

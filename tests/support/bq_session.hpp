@@ -4,8 +4,8 @@
 
 #include <simdjson.h>
 
-#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "duckdb_query.hpp"
@@ -25,9 +25,11 @@ class BqSession {
   void create_dataset(const std::string& dataset);
   // The table resource (tables.get) of dataset.table, as JSON text.
   std::string table_json(const std::string& dataset, const std::string& table);
-  // Column name → GoogleSQL type of dataset.table, as a query of it sees them (the emulator's
-  // tables.get and INFORMATION_SCHEMA do not see columns an ALTER TABLE added or changed).
-  std::map<std::string, std::string> column_types(const std::string& dataset, const std::string& table);
+  // The columns of dataset.table in their order, with their GoogleSQL types, as a query of it
+  // sees them (the emulator's tables.get and INFORMATION_SCHEMA do not see what an ALTER TABLE
+  // added or changed).
+  std::vector<std::pair<std::string, std::string>> columns(const std::string& dataset,
+                                                           const std::string& table);
   // Whether the dataset exists.
   bool has_dataset(const std::string& dataset);
   // Whether dataset.table exists.

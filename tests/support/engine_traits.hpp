@@ -88,6 +88,19 @@ struct EngineTraits {
   // A decimal's type where the engine has no DECIMAL(p,s) (BigQuery: NUMERIC or BIGNUMERIC by
   // what p and s need); null: the entry's name followed by "(p,s)".
   std::string (*decimal_type)(int precision, int scale) = nullptr;
+  // INT and BIGINT, FLOAT and DOUBLE, and the DECIMALs the suites plan share one type each
+  // (BigQuery's INT64, FLOAT64, NUMERIC): a schema that widens them changes no column.
+  bool one_type_per_kind = false;
+  // Why the test server cannot make a column of the widest decimal type (the emulator has no
+  // BIGNUMERIC); empty: it can.
+  std::string wide_decimal_gap;
+  // How `krow plan` writes the start of adding column `column` to table `table` (the text after
+  // the schema, up to the type): "\"t\" ADD COLUMN \"c\" ".
+  std::string (*add_column_ddl)(const std::string& table, const std::string& column) = nullptr;
+  // Statements that make column `column` of `target` (schema.table, quoted as the suites quote)
+  // of type `type`, its values gone, as a user changing the table by hand would.
+  std::vector<std::string> (*retype_column)(const std::string& target, const std::string& column,
+                                            const std::string& type) = nullptr;
   // What comes before the new type when krow changes a column's type: ALTER COLUMN "c" <this>.
   std::string alter_type_clause;
 
@@ -101,6 +114,9 @@ struct EngineTraits {
   std::string epoch_ms_sql;     // a timestamp column's milliseconds since the epoch (BIGINT)
   std::string epoch_us_sql;     // the same in microseconds
   std::string value_field_sql;  // field {} of the `value` JSON column, as text
+  // A decimal column {} as text with {scale} fractional digits ("-1234.50").
+  std::string decimal_text_sql = "CAST({} AS VARCHAR)";
+  std::string decimal_text(const std::string& column, int scale) const;
   std::string epoch_ms(const std::string& column) const {
     return fill("epoch_ms_sql", epoch_ms_sql, column);
   }

@@ -75,6 +75,12 @@ std::optional<int64_t> epoch_of(const QueryResult& q) {
   return std::stoll(*q.rows[0][0]);
 }
 
+std::vector<std::string> first_column(const QueryResult& q) {
+  std::vector<std::string> out;
+  for (const auto& row : q.rows) out.push_back(row.at(0).value_or(""));
+  return out;
+}
+
 std::map<std::string, std::string> to_types(const QueryResult& q) {
   std::map<std::string, std::string> out;
   for (const auto& c : q.rows) out[c[0].value_or("")] = c[1].value_or("");
@@ -118,6 +124,11 @@ class DuckDBProbe : public Probe {
   std::map<std::string, std::string> column_types(const std::string& table) override {
     return to_types(run("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = " +
                         literal(schema_) + " AND table_name = " + literal(table)));
+  }
+  std::vector<std::string> column_names(const std::string& table) override {
+    return first_column(run(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = " +
+        literal(schema_) + " AND table_name = " + literal(table) + " ORDER BY ordinal_position"));
   }
   std::vector<StoredPosition> positions(const std::string& schema) override {
     if (!exists("_krow", "positions")) return {};
@@ -221,6 +232,12 @@ class PostgresProbe : public Probe {
         "AND attnum > 0 AND NOT attisdropped",
         {target(table)}));
   }
+  std::vector<std::string> column_names(const std::string& table) override {
+    return first_column(db_.query(
+        "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 "
+        "AND NOT attisdropped ORDER BY attnum",
+        {target(table)}));
+  }
   std::vector<StoredPosition> positions(const std::string& schema) override {
     if (!exists("_krow.positions")) return {};
     return to_positions(db_.query("SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions" +
@@ -309,7 +326,6 @@ class PostgresProbe : public Probe {
   std::string schema_;
 };
 
-
 // The suites' SQL, written in the dialect DuckDB and PostgreSQL share, as GoogleSQL: double
 // quotes (identifiers there, strings in GoogleSQL) become backquotes, and the type names
 // VARCHAR, BIGINT and INTEGER in a CAST become STRING and INT64. Text in single quotes is
@@ -327,7 +343,8 @@ std::string googlesql(const std::string& sql) {
     out += c == '"' ? '`' : c;
   }
   for (const auto& [from, to] : {std::pair<std::string, std::string>{" AS VARCHAR)", " AS STRING)"},
-                                 {" AS BIGINT)", " AS INT64)"}, {" AS INTEGER)", " AS INT64)"}}) {
+                                 {" AS BIGINT)", " AS INT64)"},
+                                 {" AS INTEGER)", " AS INT64)"}}) {
     for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
       out.replace(at, from.size(), to);
   }
@@ -368,7 +385,14 @@ class BigQueryProbe : public Probe {
                             : 0;
   }
   std::map<std::string, std::string> column_types(const std::string& table) override {
-    return bq_.column_types(dataset_, table);
+    std::map<std::string, std::string> out;
+    for (const auto& [name, type] : bq_.columns(dataset_, table)) out[name] = type;
+    return out;
+  }
+  std::vector<std::string> column_names(const std::string& table) override {
+    std::vector<std::string> out;
+    for (const auto& c : bq_.columns(dataset_, table)) out.push_back(c.first);
+    return out;
   }
   QueryResult query(const std::string& sql) override { return bq_.query(googlesql(sql)); }
   void execute(const std::string& sql) override { bq_.query(googlesql(sql)); }

@@ -68,6 +68,8 @@ class Probe {
   virtual int64_t repeated_ids(const std::string& table) = 0;
   // Column name → the engine's type name.
   virtual std::map<std::string, std::string> column_types(const std::string& table) = 0;
+  // Column names in the table's order.
+  virtual std::vector<std::string> column_names(const std::string& table) = 0;
 
   // Any SQL in the engine's own dialect, for what only a test of that engine's types can say
   // (execute: statements without results, as a state a test must set up).

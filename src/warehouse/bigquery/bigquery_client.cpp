@@ -290,10 +290,14 @@ std::vector<Field> parse_fields(simdjson::dom::array fields) {
     Field field{std::string(name), "", false};
     if (f["type"].get(type) == simdjson::SUCCESS) field.type = type;
     // The legacy SQL names tables.get may answer with.
-    if (field.type == "INTEGER") field.type = "INT64";
-    else if (field.type == "FLOAT") field.type = "FLOAT64";
-    else if (field.type == "BOOLEAN") field.type = "BOOL";
-    else if (field.type == "RECORD") field.type = "STRUCT";
+    if (field.type == "INTEGER")
+      field.type = "INT64";
+    else if (field.type == "FLOAT")
+      field.type = "FLOAT64";
+    else if (field.type == "BOOLEAN")
+      field.type = "BOOL";
+    else if (field.type == "RECORD")
+      field.type = "STRUCT";
     if (f["mode"].get(mode) == simdjson::SUCCESS) {
       field.required = mode == "REQUIRED";
       field.repeated = mode == "REPEATED";
@@ -316,11 +320,13 @@ std::optional<std::vector<Field>> Client::table_fields(const std::string& datase
   if (a.status != 200) fail(a, "reading a table's schema");
   simdjson::dom::parser parser;
   simdjson::dom::array fields;
-  if (parser.parse(a.body)["schema"]["fields"].get(fields) != simdjson::SUCCESS) return std::vector<Field>{};
+  if (parser.parse(a.body)["schema"]["fields"].get(fields) != simdjson::SUCCESS)
+    return std::vector<Field>{};
   return parse_fields(fields);
 }
 
-std::optional<std::vector<Field>> Client::result_fields(const std::string& sql, const std::string& location,
+std::optional<std::vector<Field>> Client::result_fields(const std::string& sql,
+                                                        const std::string& location,
                                                         const char* doing) {
   JsonWriter w;
   w.begin_object().key("jobReference").begin_object().field("projectId", settings_.project);
@@ -332,9 +338,11 @@ std::optional<std::vector<Field>> Client::result_fields(const std::string& sql, 
   if (a.status != 200) fail(a, doing);
   simdjson::dom::parser parser;
   simdjson::dom::array fields;
-  if (parser.parse(a.body)["statistics"]["query"]["schema"]["fields"].get(fields) != simdjson::SUCCESS)
-    throw Error(ErrorClass::transient, "BigQuery " + settings_.describe(dataset_) + ", " + doing +
-                                           ": a dry run answered without the schema of its results; retrying");
+  if (parser.parse(a.body)["statistics"]["query"]["schema"]["fields"].get(fields) !=
+      simdjson::SUCCESS)
+    throw Error(ErrorClass::transient,
+                "BigQuery " + settings_.describe(dataset_) + ", " + doing +
+                    ": a dry run answered without the schema of its results; retrying");
   return parse_fields(fields);
 }
 

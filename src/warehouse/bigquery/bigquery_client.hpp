@@ -105,10 +105,10 @@ class Client {
   std::optional<std::vector<Field>> table_fields(const std::string& dataset,
                                                  const std::string& table);
   // The fields of the results of query `sql`, from a dry run (free, nothing is read), or
-  // nullopt when a table it reads does not exist. Unlike tables.get, this is the table as a
-  // query sees it at once after an ALTER TABLE.
-  std::optional<std::vector<Field>> result_fields(const std::string& sql, const std::string& location,
-                                                  const char* doing);
+  // nullopt when a table it reads does not exist: the columns as the statements that write
+  // them see them.
+  std::optional<std::vector<Field>> result_fields(const std::string& sql,
+                                                  const std::string& location, const char* doing);
   // Creates a table (an existing one is fine).
   void create_table(const std::string& dataset, const std::string& table,
                     const TableLayout& layout);

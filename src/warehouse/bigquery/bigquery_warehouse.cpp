@@ -76,9 +76,11 @@ std::string bigquery_type(ColumnType type, int32_t precision = 0, int32_t scale 
 // holds any DECIMAL(38,9)); nullopt for a type krow never plans (ARRAY, STRUCT, DATETIME, ...).
 std::optional<columns::ColumnSpec> held_by(const std::string& type) {
   static const std::pair<const char*, ColumnType> simple[] = {
-      {"BOOL", ColumnType::boolean}, {"INT64", ColumnType::int64}, {"FLOAT64", ColumnType::float64},
-      {"STRING", ColumnType::text},  {"BYTES", ColumnType::bytes}, {"DATE", ColumnType::date},
-      {"TIME", ColumnType::time},    {"TIMESTAMP", ColumnType::timestamp}, {"JSON", ColumnType::json}};
+      {"BOOL", ColumnType::boolean},    {"INT64", ColumnType::int64},
+      {"FLOAT64", ColumnType::float64}, {"STRING", ColumnType::text},
+      {"BYTES", ColumnType::bytes},     {"DATE", ColumnType::date},
+      {"TIME", ColumnType::time},       {"TIMESTAMP", ColumnType::timestamp},
+      {"JSON", ColumnType::json}};
   columns::ColumnSpec c;
   for (const auto& [name, t] : simple)
     if (type == name) {
@@ -111,7 +113,8 @@ std::string ident(const std::string& name) {
 
 // The typed columns that rows fill: every one but the retired (always NULL: left out of
 // INSERTs, so they take NULL).
-std::vector<const columns::ColumnSpec*> filled_columns(const std::vector<columns::ColumnSpec>& typed) {
+std::vector<const columns::ColumnSpec*> filled_columns(
+    const std::vector<columns::ColumnSpec>& typed) {
   std::vector<const columns::ColumnSpec*> out;
   for (const auto& c : typed)
     if (!c.retired) out.push_back(&c);
@@ -124,7 +127,8 @@ bool has_field(const std::vector<Field>& fields, const std::string& name) {
 
 // The columns an INSERT of a table's rows lists: krow's, then the filled typed ones, each
 // after `alias` and a dot when given.
-std::string column_list(const std::vector<columns::ColumnSpec>& typed = {}, const std::string& alias = "") {
+std::string column_list(const std::vector<columns::ColumnSpec>& typed = {},
+                        const std::string& alias = "") {
   std::string out;
   const std::string prefix = alias.empty() ? "" : alias + ".";
   for (const auto& c : contract::kColumns)
@@ -142,13 +146,17 @@ std::vector<Field> row_fields() {
 }
 
 // The load table's field of typed column `k` (its index among the table's typed columns).
-std::string load_field(size_t k) { return "__krow_t" + std::to_string(k); }
+std::string load_field(size_t k) {
+  return "__krow_t" + std::to_string(k);
+}
 
 // How a typed column travels in a load table: the load job's type, and the expression (of
-// load table alias l) that gives the column's value. Values whose text BigQuery reads in one
-// way only (decimals, times) travel as text; instants and dates as numbers (no format to agree
-// on); JSON as text, parsed inside the transaction as the value column is.
-std::pair<std::string, std::string> load_conversion(const columns::ColumnSpec& c, const std::string& sql_type,
+// load table alias l) that gives the column's value. Decimals travel as their exact text into
+// their own type, times as text; instants and dates as numbers (no format to agree on); bytes
+// as base64 and JSON as text, converted inside the transaction, where what BigQuery refuses
+// becomes a note in decode_error rather than a failed load job.
+std::pair<std::string, std::string> load_conversion(const columns::ColumnSpec& c,
+                                                    const std::string& sql_type,
                                                     const std::string& field) {
   const std::string l = "l." + field;
   switch (c.type) {
@@ -162,7 +170,10 @@ std::pair<std::string, std::string> load_conversion(const columns::ColumnSpec& c
       return {"FLOAT64", l};
     case ColumnType::uint64:
     case ColumnType::decimal:
-      return {"STRING", sql_type == "STRING" ? l : "SAFE_CAST(" + l + " AS " + sql_type + ")"};
+      // The load job reads the exact decimal text into the column's own type: every planned
+      // decimal fits it (NUMERIC holds 29 integer and 9 fractional digits, BIGNUMERIC 38 and
+      // 38), and no CAST rounds it on the way.
+      return {sql_type, l};
     case ColumnType::text:
       return {"STRING", l};
     case ColumnType::bytes:
@@ -183,8 +194,9 @@ std::pair<std::string, std::string> load_conversion(const columns::ColumnSpec& c
 // transaction, where a value BigQuery refuses can still become a decode_error) and the
 // timestamp as milliseconds (no text format to agree on); then the typed columns rows fill,
 // as load_conversion carries them.
-std::vector<Field> load_fields(const std::vector<columns::ColumnSpec>& typed,
-                               const std::function<std::string(const columns::ColumnSpec&)>& sql_type) {
+std::vector<Field> load_fields(
+    const std::vector<columns::ColumnSpec>& typed,
+    const std::function<std::string(const columns::ColumnSpec&)>& sql_type) {
   std::vector<Field> out;
   for (const auto& c : contract::kColumns) {
     const std::string type = c.type == ColumnType::json        ? "STRING"
@@ -194,7 +206,8 @@ std::vector<Field> load_fields(const std::vector<columns::ColumnSpec>& typed,
   }
   for (size_t k = 0; k < typed.size(); ++k)
     if (!typed[k].retired)
-      out.push_back({load_field(k), load_conversion(typed[k], sql_type(typed[k]), load_field(k)).first, false});
+      out.push_back({load_field(k),
+                     load_conversion(typed[k], sql_type(typed[k]), load_field(k)).first, false});
   return out;
 }
 
@@ -213,8 +226,9 @@ std::string literal(const std::string& text) {
 // (column_list(typed)). Text that BigQuery's JSON type refuses (SAFE.PARSE_JSON gives NULL)
 // is kept as a JSON string, as PostgreSQL's adapter keeps what jsonb refuses; a typed value
 // BigQuery cannot hold leaves its column NULL, with a note in decode_error.
-std::string converted_rows(const std::string& load_table, const std::vector<columns::ColumnSpec>& typed = {},
-                           const std::function<std::string(const columns::ColumnSpec&)>& sql_type = {}) {
+std::string converted_rows(
+    const std::string& load_table, const std::vector<columns::ColumnSpec>& typed = {},
+    const std::function<std::string(const columns::ColumnSpec&)>& sql_type = {}) {
   const std::string note_value =
       "BigQuery's JSON type cannot hold the value exactly (a number beyond its range, an unpaired surrogate): stored "
       "as its JSON text in a JSON string";
@@ -233,19 +247,25 @@ std::string converted_rows(const std::string& load_table, const std::vector<colu
     conversions += ", " + load_conversion(typed[k], type, load_field(k)).second + " AS " + v;
     typed_values += ", l." + v + " AS " + ident(typed[k].name);
     typed_notes += ", " + note("(l." + load_field(k) + " IS NOT NULL AND l." + v + " IS NULL)",
-                               "column " + typed[k].name + " not stored: BigQuery's " + type + " cannot hold it");
+                               "column " + typed[k].name + " not stored: BigQuery's " + type +
+                                   " cannot hold it");
   }
-  std::string sql = "SELECT l.id AS id, l.kafka_topic_id AS kafka_topic_id, l.kafka_partition AS kafka_partition, "
-                    "l.kafka_offset AS kafka_offset, TIMESTAMP_MILLIS(l.kafka_timestamp) AS kafka_timestamp, "
-                    "l.kafka_timestamp_type AS kafka_timestamp_type, l.key AS key, l.key_format AS key_format, "
-                    "l.key_schema_id AS key_schema_id, COALESCE(l.parsed_value, TO_JSON(l.value)) AS value, IF(" +
-                    value_refused + ", 'string', l.value_format) AS value_format, l.value_schema_id AS value_schema_id, "
-                    "l.value_base64 AS value_base64, l.value_size_bytes AS value_size_bytes, "
-                    "COALESCE(l.parsed_headers, TO_JSON(l.headers)) AS headers, l.is_tombstone AS is_tombstone, "
-                    "NULLIF(ARRAY_TO_STRING([l.decode_error, " + note(value_refused, note_value) + ", " +
-                    note(headers_refused, note_headers) + typed_notes + "], '; '), '') AS decode_error" +
-                    typed_values + " FROM (SELECT *, SAFE.PARSE_JSON(value) AS parsed_value, SAFE.PARSE_JSON(headers) AS "
-                    "parsed_headers" + conversions + " FROM " + load_table + " AS l) AS l";
+  std::string sql =
+      "SELECT l.id AS id, l.kafka_topic_id AS kafka_topic_id, l.kafka_partition AS "
+      "kafka_partition, "
+      "l.kafka_offset AS kafka_offset, TIMESTAMP_MILLIS(l.kafka_timestamp) AS kafka_timestamp, "
+      "l.kafka_timestamp_type AS kafka_timestamp_type, l.key AS key, l.key_format AS key_format, "
+      "l.key_schema_id AS key_schema_id, COALESCE(l.parsed_value, TO_JSON(l.value)) AS value, IF(" +
+      value_refused +
+      ", 'string', l.value_format) AS value_format, l.value_schema_id AS value_schema_id, "
+      "l.value_base64 AS value_base64, l.value_size_bytes AS value_size_bytes, "
+      "COALESCE(l.parsed_headers, TO_JSON(l.headers)) AS headers, l.is_tombstone AS is_tombstone, "
+      "NULLIF(ARRAY_TO_STRING([l.decode_error, " +
+      note(value_refused, note_value) + ", " + note(headers_refused, note_headers) + typed_notes +
+      "], '; '), '') AS decode_error" + typed_values +
+      " FROM (SELECT *, SAFE.PARSE_JSON(value) AS parsed_value, SAFE.PARSE_JSON(headers) AS "
+      "parsed_headers" +
+      conversions + " FROM " + load_table + " AS l) AS l";
   return sql;
 }
 
@@ -270,7 +290,8 @@ std::vector<std::string> key_sql(const TableSettings& settings, const std::strin
   if (settings.unique_key.empty()) return {alias + ".key"};
   std::vector<std::string> out;
   for (const auto& f : settings.unique_key)
-    out.push_back("TO_JSON_STRING(JSON_QUERY(" + alias + ".value, " + literal("$.\"" + f + "\"") + "))");
+    out.push_back("TO_JSON_STRING(JSON_QUERY(" + alias + ".value, " + literal("$.\"" + f + "\"") +
+                  "))");
   return out;
 }
 
@@ -288,8 +309,8 @@ std::string joined(const std::vector<std::string>& parts, const char* separator)
 // of its key when it is at least as new; a tombstone deletes it unless kept. A row with a NULL
 // key has none and is appended. `rebuild`: the table is emptied first and the rows are its
 // whole content (a full resync). Costs two DML statements (three when rebuilding).
-std::string latest_by_key_script(const std::string& target, const std::string& source, const TableSettings& settings,
-                                 bool rebuild) {
+std::string latest_by_key_script(const std::string& target, const std::string& source,
+                                 const TableSettings& settings, bool rebuild) {
   const auto s = key_sql(settings, "s"), p = key_sql(settings, "p"), t = key_sql(settings, "t"),
              n = key_sql(settings, "n");
   std::vector<std::string> present, missing, same;
@@ -299,37 +320,46 @@ std::string latest_by_key_script(const std::string& target, const std::string& s
     same.push_back(t[i] + " = " + n[i]);
   }
   auto ts = [](const char* alias) {
-    return "COALESCE(" + std::string(alias) + ".kafka_timestamp, TIMESTAMP '1970-01-01 00:00:00+00')";
+    return "COALESCE(" + std::string(alias) +
+           ".kafka_timestamp, TIMESTAMP '1970-01-01 00:00:00+00')";
   };
-  const std::string latest = "(SELECT * FROM (SELECT * FROM " + source + " AS s WHERE " + joined(present, " AND ") +
-                             " QUALIFY ROW_NUMBER() OVER (PARTITION BY " + joined(s, ", ") +
-                             ", s.kafka_partition ORDER BY s.kafka_offset DESC) = 1) AS p WHERE TRUE QUALIFY "
-                             "ROW_NUMBER() OVER (PARTITION BY " + joined(p, ", ") + " ORDER BY " + ts("p") +
-                             " DESC, p.kafka_partition DESC) = 1)";
+  const std::string latest =
+      "(SELECT * FROM (SELECT * FROM " + source + " AS s WHERE " + joined(present, " AND ") +
+      " QUALIFY ROW_NUMBER() OVER (PARTITION BY " + joined(s, ", ") +
+      ", s.kafka_partition ORDER BY s.kafka_offset DESC) = 1) AS p WHERE TRUE QUALIFY "
+      "ROW_NUMBER() OVER (PARTITION BY " +
+      joined(p, ", ") + " ORDER BY " + ts("p") + " DESC, p.kafka_partition DESC) = 1)";
   const auto& typed = settings.typed_columns;
   const std::string kept = settings.keep_tombstones ? "TRUE" : "NOT n.is_tombstone";
   std::string sql;
   if (rebuild) {
     sql += "DELETE FROM " + target + " WHERE TRUE;\n";
-    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " + column_list(typed, "n") + " FROM " +
-           latest + " AS n WHERE " + kept + ";\n";
+    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " +
+           column_list(typed, "n") + " FROM " + latest + " AS n WHERE " + kept + ";\n";
   } else {
-    const std::string newer = "((t.kafka_partition = n.kafka_partition AND n.kafka_offset >= t.kafka_offset) OR "
-                              "(t.kafka_partition <> n.kafka_partition AND (" + ts("n") + " > " + ts("t") + " OR (" +
-                              ts("n") + " = " + ts("t") + " AND n.kafka_partition > t.kafka_partition))))";
+    const std::string newer =
+        "((t.kafka_partition = n.kafka_partition AND n.kafka_offset >= t.kafka_offset) OR "
+        "(t.kafka_partition <> n.kafka_partition AND (" +
+        ts("n") + " > " + ts("t") + " OR (" + ts("n") + " = " + ts("t") +
+        " AND n.kafka_partition > t.kafka_partition))))";
     std::string set;
     for (const auto& c : contract::kColumns)
-      set += (set.empty() ? "" : ", ") + ident(std::string(c.name)) + " = n." + ident(std::string(c.name));
+      set += (set.empty() ? "" : ", ") + ident(std::string(c.name)) + " = n." +
+             ident(std::string(c.name));
     // A retired column holds NULL in every newer row.
     for (const auto& c : typed)
-      set += ", " + ident(c.name) + " = " + (c.retired ? std::string("NULL") : "n." + ident(c.name));
+      set +=
+          ", " + ident(c.name) + " = " + (c.retired ? std::string("NULL") : "n." + ident(c.name));
     sql += "MERGE " + target + " AS t USING " + latest + " AS n ON " + joined(same, " AND ") + " ";
-    if (!settings.keep_tombstones) sql += "WHEN MATCHED AND " + newer + " AND n.is_tombstone THEN DELETE ";
-    sql += "WHEN MATCHED AND " + newer + " THEN UPDATE SET " + set + " WHEN NOT MATCHED AND " + kept +
-           " THEN INSERT (" + column_list(typed) + ") VALUES (" + column_list(typed, "n") + ");\n";
+    if (!settings.keep_tombstones)
+      sql += "WHEN MATCHED AND " + newer + " AND n.is_tombstone THEN DELETE ";
+    sql += "WHEN MATCHED AND " + newer + " THEN UPDATE SET " + set + " WHEN NOT MATCHED AND " +
+           kept + " THEN INSERT (" + column_list(typed) + ") VALUES (" + column_list(typed, "n") +
+           ");\n";
   }
-  sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " + column_list(typed, "s") + " FROM " +
-         source + " AS s WHERE " + joined(missing, " OR ") + ";\n";
+  sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " +
+         column_list(typed, "s") + " FROM " + source + " AS s WHERE " + joined(missing, " OR ") +
+         ";\n";
   return sql;
 }
 
@@ -436,9 +466,10 @@ std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_column
   for (size_t i = 0; same && i < contract::kColumnCount; ++i)
     same = (*fields)[i].name == contract::kColumns[i].name;
   if (!same)
-    throw Error(ErrorClass::fatal_table, "table " + config_.schema + "." + table + " in " + describe() +
-                                             " exists but does not have krow's columns; rename or drop it, or choose "
-                                             "another warehouse.dataset");
+    throw Error(ErrorClass::fatal_table,
+                "table " + config_.schema + "." + table + " in " + describe() +
+                    " exists but does not have krow's columns; rename or drop it, or choose "
+                    "another warehouse.dataset");
   std::vector<columns::TableColumn> out;
   for (size_t i = contract::kColumnCount; i < fields->size(); ++i) {
     const auto& f = (*fields)[i];
@@ -461,18 +492,18 @@ std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_column
   return out;
 }
 
-std::vector<std::string> BigQueryWarehouse::evolution_sql(const std::string& table,
-                                                          const std::vector<columns::ColumnChange>& changes) const {
+std::vector<std::string> BigQueryWarehouse::evolution_sql(
+    const std::string& table, const std::vector<columns::ColumnChange>& changes) const {
   // DDL takes no transaction: each statement can be run again after a run stopped between two.
   std::vector<std::string> out;
   for (const auto& ch : changes) {
     if (!ch.ddl) continue;
     if (ch.kind == columns::ChangeKind::widen)
-      out.push_back("ALTER TABLE " + row_table(table) + " ALTER COLUMN " + ident(ch.column.name) + " SET DATA TYPE " +
-                    column_sql_type(ch.column));
+      out.push_back("ALTER TABLE " + row_table(table) + " ALTER COLUMN " + ident(ch.column.name) +
+                    " SET DATA TYPE " + column_sql_type(ch.column));
     else
-      out.push_back("ALTER TABLE " + row_table(table) + " ADD COLUMN IF NOT EXISTS " + ident(ch.column.name) + " " +
-                    column_sql_type(ch.column));
+      out.push_back("ALTER TABLE " + row_table(table) + " ADD COLUMN IF NOT EXISTS " +
+                    ident(ch.column.name) + " " + column_sql_type(ch.column));
   }
   return out;
 }
@@ -485,17 +516,19 @@ std::vector<columns::ColumnBinding> BigQueryWarehouse::column_bindings(const std
   if (!*has_bindings_) return out;
   auto p = params();
   p.push_back({"table_name", "STRING", table});
-  const auto r = client_->query("SELECT field_path, column_name FROM " + state_table("columns") +
-                                    " WHERE warehouse_schema = @schema AND table_name = @table_name ORDER BY "
-                                    "created_at, field_path",
-                                p, location_, "reading a table's column bindings");
+  const auto r =
+      client_->query("SELECT field_path, column_name FROM " + state_table("columns") +
+                         " WHERE warehouse_schema = @schema AND table_name = @table_name ORDER BY "
+                         "created_at, field_path",
+                     p, location_, "reading a table's column bindings");
   for (const auto& row : r.rows)
     if (auto path = columns::path_of_key(row[0].value_or("")))
       out.push_back({std::move(*path), row[1].value_or("")});
   return out;
 }
 
-void BigQueryWarehouse::record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
+void BigQueryWarehouse::record_bindings(const std::string& table,
+                                        const std::vector<columns::ColumnSpec>& typed,
                                         bool created) {
   const auto bindings = columns::bindings_of(typed);
   if (bindings.empty() && !created) return;
@@ -507,7 +540,8 @@ void BigQueryWarehouse::record_bindings(const std::string& table, const std::vec
   // added).
   // What a dropped table of this name left is not this table's.
   if (created)
-    client_->query("DELETE FROM " + columns_table + " WHERE warehouse_schema = @schema AND table_name = @table_name",
+    client_->query("DELETE FROM " + columns_table +
+                       " WHERE warehouse_schema = @schema AND table_name = @table_name",
                    p, location_, "forgetting a dropped table's column bindings");
   if (!bindings.empty()) {
     std::string rows;
@@ -515,17 +549,19 @@ void BigQueryWarehouse::record_bindings(const std::string& table, const std::vec
       const auto n = std::to_string(i);
       p.push_back({"path" + n, "STRING", columns::path_key(bindings[i].path)});
       p.push_back({"column" + n, "STRING", bindings[i].column});
-      rows += std::string(i ? " UNION ALL " : "") + "SELECT @path" + n + " AS field_path, @column" + n +
-              " AS column_name";
+      rows += std::string(i ? " UNION ALL " : "") + "SELECT @path" + n + " AS field_path, @column" +
+              n + " AS column_name";
     }
     // A recorded binding never changes.
-    client_->query("INSERT INTO " + columns_table +
-                       " (warehouse_schema, table_name, field_path, column_name, created_at) SELECT @schema, "
-                       "@table_name, b.field_path, b.column_name, CURRENT_TIMESTAMP() FROM (" + rows +
-                       ") AS b WHERE NOT EXISTS (SELECT 1 FROM " + columns_table +
-                       " AS c WHERE c.warehouse_schema = @schema AND c.table_name = @table_name AND c.field_path = "
-                       "b.field_path)",
-                   p, location_, "recording a table's column bindings");
+    client_->query(
+        "INSERT INTO " + columns_table +
+            " (warehouse_schema, table_name, field_path, column_name, created_at) SELECT @schema, "
+            "@table_name, b.field_path, b.column_name, CURRENT_TIMESTAMP() FROM (" +
+            rows + ") AS b WHERE NOT EXISTS (SELECT 1 FROM " + columns_table +
+            " AS c WHERE c.warehouse_schema = @schema AND c.table_name = @table_name AND "
+            "c.field_path = "
+            "b.field_path)",
+        p, location_, "recording a table's column bindings");
   }
   has_bindings_ = true;
 }
@@ -966,9 +1002,9 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
   } else {
     for (const auto& sql : evolution_sql(table, settings.changes))
       client_->query(sql, {}, location_, "changing a typed column");
-    const auto problem = typed_columns_mismatch(*this, config_.schema + "." + table,
-                                                typed_columns(table).value_or(std::vector<columns::TableColumn>{}),
-                                                settings.typed_columns);
+    const auto problem = typed_columns_mismatch(
+        *this, config_.schema + "." + table,
+        typed_columns(table).value_or(std::vector<columns::TableColumn>{}), settings.typed_columns);
     if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
   }
   record_bindings(table, settings.typed_columns, /*created=*/missing);
@@ -984,7 +1020,8 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
 
 std::vector<Field> BigQueryWarehouse::table_fields(const TableSettings& settings) const {
   auto fields = row_fields();
-  for (const auto& c : settings.typed_columns) fields.push_back({c.name, column_sql_type(c), false});
+  for (const auto& c : settings.typed_columns)
+    fields.push_back({c.name, column_sql_type(c), false});
   return fields;
 }
 
@@ -1019,14 +1056,16 @@ std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& b
     const auto& t = batch.tables()[slot];
     if (t.rows.empty()) continue;
     const auto& typed = t.typed ? t.typed->columns : std::vector<columns::ColumnSpec>{};
-    const auto fields = load_fields(typed, [&](const columns::ColumnSpec& c) { return column_sql_type(c); });
+    const auto fields =
+        load_fields(typed, [&](const columns::ColumnSpec& c) { return column_sql_type(c); });
     ndjson.clear();
     const std::string& arena = batch.arena();
     for (size_t r = 0; r < t.rows.size(); ++r) {
       const auto& row = t.rows[r];
       // What BigQuery's types cannot hold is left out, with a note, before the row is written.
       for (size_t k = 0; k < typed.size(); ++k)
-        if (const auto why = unstorable(typed[k], t.cells_of(r)[k])) batch.replace_unstorable_typed(slot, r, k, why);
+        if (const auto why = unstorable(typed[k], t.cells_of(r)[k]))
+          batch.replace_unstorable_typed(slot, r, k, why);
       auto text = [&](const char* name, const Slice& s) {
         if (!s.present) return;
         ndjson += ",\"";
@@ -1073,7 +1112,8 @@ std::vector<BigQueryWarehouse::Loaded> BigQueryWarehouse::load_batch(RowBatch& b
       ndjson += row.is_tombstone ? ",\"is_tombstone\":true" : ",\"is_tombstone\":false";
       text("decode_error", row.decode_error);
       for (size_t k = 0; k < typed.size(); ++k)
-        if (!typed[k].retired) append_typed(ndjson, load_field(k), typed[k], t.cells_of(r)[k], arena);
+        if (!typed[k].retired)
+          append_typed(ndjson, load_field(k), typed[k], t.cells_of(r)[k], arena);
       ndjson += "}\n";
     }
     // A name of its own per batch: BigQuery allows 1,500 load jobs per table and day, and a
@@ -1167,8 +1207,12 @@ std::string BigQueryWarehouse::fence_and_move(const std::vector<PositionMove>& m
   return sql;
 }
 
-std::string BigQueryWarehouse::converted(const std::string& load, const std::vector<columns::ColumnSpec>& typed) const {
-  return "(" + converted_rows(load, typed, [&](const columns::ColumnSpec& c) { return column_sql_type(c); }) + ")";
+std::string BigQueryWarehouse::converted(const std::string& load,
+                                         const std::vector<columns::ColumnSpec>& typed) const {
+  return "(" +
+         converted_rows(load, typed,
+                        [&](const columns::ColumnSpec& c) { return column_sql_type(c); }) +
+         ")";
 }
 
 void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, const std::vector<PositionMove>& moves,
@@ -1208,8 +1252,8 @@ void BigQueryWarehouse::commit(const std::string& sync_id, RowBatch& batch, cons
       sql += "DELETE FROM " + target + " AS t WHERE " + span + " AND EXISTS (SELECT 1 FROM " + values + " WHERE " +
              matches + ") AND t.id IN (SELECT id FROM " + load_table(l.table) + ");\n";
     }
-    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " + column_list(typed, "s") + " FROM " +
-           rows + " AS s;\n";
+    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " +
+           column_list(typed, "s") + " FROM " + rows + " AS s;\n";
   }
   fenced_transaction(sql, moves, "writing a batch");
   drop_loaded(loaded);
@@ -1237,8 +1281,8 @@ void BigQueryWarehouse::stage(const std::string& sync_id, RowBatch& batch, bool 
       const auto [values, matches] = unnest_ranges(t.offset_ranges());
       sql += "DELETE FROM " + staged + " AS t WHERE EXISTS (SELECT 1 FROM " + values + " WHERE " + matches + ");\n";
     }
-    sql += "INSERT INTO " + staged + " (" + column_list(typed) + ") SELECT " + column_list(typed, "s") + " FROM " +
-           converted(load_table(l.table), typed) + " AS s;\n";
+    sql += "INSERT INTO " + staged + " (" + column_list(typed) + ") SELECT " +
+           column_list(typed, "s") + " FROM " + converted(load_table(l.table), typed) + " AS s;\n";
   }
   transaction(sql, "staging a batch");
   drop_loaded(loaded);
@@ -1265,7 +1309,8 @@ void BigQueryWarehouse::publish(const std::string& sync_id, const std::vector<st
       sql += latest_by_key_script(target, staged, settings, replace);
       continue;
     }
-    if (replace) sql += "DELETE FROM " + target + " WHERE TRUE;\n";
+    if (replace)
+      sql += "DELETE FROM " + target + " WHERE TRUE;\n";
     else if (mode == WriteMode::merge)
       sql += "DELETE FROM " + target + " AS t WHERE t.id IN (SELECT id FROM " + staged + ");\n";
     sql += "INSERT INTO " + target + " (" + column_list(settings.typed_columns) + ") SELECT " +

@@ -29,6 +29,13 @@
 // cluster_by), so a full resync's merge by id reads only the partitions and blocks a batch
 // touches.
 //
+// Typed columns (`columns:`) travel in the same load table, each in the form that BigQuery
+// reads exactly (decimals as text into NUMERIC/BIGNUMERIC, instants as integers), and are
+// converted inside the transaction; latest_by_key tables take their rows through one MERGE
+// per table and batch there (latest_by_key_script), with the positions. Schema evolution is
+// DDL before the run (ALTER TABLE ... ADD COLUMN IF NOT EXISTS / SET DATA TYPE), and a table's
+// columns are read with a dry-run query.
+//
 // JSON: the value and headers travel as text and become JSON inside the transaction
 // (SAFE.PARSE_JSON); what BigQuery's JSON type cannot hold exactly (a number beyond its
 // range) is stored as its text in a JSON string, with value_format `string` and a note in
@@ -109,9 +116,11 @@ class BigQueryWarehouse : public Warehouse {
   // Records the field → column bindings of `typed` (columns::bindings_of) in the `columns`
   // state table; `created`: the table is new, and what a dropped table of
   // its name left is forgotten first.
-  void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed, bool created);
+  void record_bindings(const std::string& table, const std::vector<columns::ColumnSpec>& typed,
+                       bool created);
   // A load table's rows as the row table's columns (converted_rows), parenthesised.
-  std::string converted(const std::string& load, const std::vector<columns::ColumnSpec>& typed) const;
+  std::string converted(const std::string& load,
+                        const std::vector<columns::ColumnSpec>& typed) const;
   // A SELECT that gives the `tables` row of (sync_id, topic, table), three SQL expressions,
   // unless the dataset's table of that name is recorded already.
   std::string record_name_select(const std::string& sync_id, const std::string& topic,

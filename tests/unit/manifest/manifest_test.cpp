@@ -347,32 +347,17 @@ TEST(Manifest, PostgresKeysAreChecked) {
 
 // What an engine cannot do is refused when the manifest loads, naming the line, the engines
 // that can and the way out, so that plan, doctor and sync all refuse it before reading.
-TEST(Manifest, TableOptionsTheWarehouseCannotTakeAreRefusedNamingTheLine) {
-  const std::string bigquery = kSource + "warehouse:\n  type: bigquery\n  project: my-project\n";
-  const auto latest =
-      error_of(bigquery + "tables:\n  \"customers.*\":\n    strategy: latest_by_key\n");
-  EXPECT_THAT(latest, AllOf(HasSubstr("orders.yaml:8:"),
-                            HasSubstr("tables.\"customers.*\": strategy: latest_by_key is "
-                                      "not written to BigQuery yet"),
-                            HasSubstr("DuckDB and PostgreSQL"), HasSubstr("strategy: append")));
-  for (const char* columns : {"infer", "from_schema"})
-    EXPECT_THAT(
-        error_of(bigquery + "tables:\n  orders:\n    columns: " + columns + "\n"),
-        AllOf(HasSubstr("orders.yaml:8:"),
-              HasSubstr(std::string("columns: ") + columns + " is not written to BigQuery yet"),
-              HasSubstr("DuckDB and PostgreSQL"), HasSubstr("the value stays queryable as JSON")));
-  // What BigQuery takes, it takes.
-  const Manifest m =
-      parse(bigquery + "tables:\n  orders: {strategy: full_refresh, columns: none}\n  logs: {}\n");
-  EXPECT_EQ(m.tables.size(), 2u);
-  // The other engines take them all.
+TEST(Manifest, EveryEngineTakesEveryTableOption) {
   for (const std::string& warehouse :
        {std::string("warehouse:\n  path: data.duckdb\n"),
-        std::string("warehouse:\n  type: postgres\n  host: h\n  database: d\n  user: u\n")})
-    EXPECT_EQ(
-        parse(kSource + warehouse + "tables:\n  a: {strategy: latest_by_key, columns: infer}\n")
-            .tables.size(),
-        1u);
+        std::string("warehouse:\n  type: postgres\n  host: h\n  database: d\n  user: u\n"),
+        std::string("warehouse:\n  type: bigquery\n  project: my-project\n")}) {
+    const Manifest m = parse(
+        kSource + warehouse +
+        "tables:\n  a: {strategy: latest_by_key, columns: infer}\n  b: {strategy: full_refresh, "
+        "columns: from_schema}\n  c: {columns: from_schema, on_breaking: variant}\n");
+    EXPECT_EQ(m.tables.size(), 3u) << warehouse;
+  }
 }
 
 TEST(Manifest, LoadManifestReportsAMissingFile) {
