@@ -5,7 +5,7 @@
 // nested fields, a value that does not fit its column (NULL there, a note in decode_error, the
 // row kept with its JSON), the table stopping when there is no schema, the strategies and
 // publish modes that copy rows between tables, and schema evolution: three schema versions of
-// an Avro and a Protobuf topic (fields added, int and float widened, then a breaking change
+// an Avro, a Protobuf and a JSON Schema topic (fields added, int and float widened, then a breaking change
 // refused naming the field and both types, or sent to its variant column).
 
 #include <simdjson.h>
@@ -574,6 +574,11 @@ TEST_P(TypedColumns, ProtobufSchemaEvolutionAddsWidensAndRefusesOrIsolatesABreak
   // column; proto3 strings are never missing (the empty string is written).
   evolve("protobuf", krow_type(L::int64) + " (int64)", stored_json(Cell(R"("42")")).value(),
          stored_json(Cell(R"("-1")")).value(), Cell(""));
+}
+
+TEST_P(TypedColumns, JsonSchemaEvolutionAddsWidensAndRefusesOrIsolatesABreakingChange) {
+  // A field a message leaves out is NULL (v2's message 4 has no note).
+  evolve("json-schema", krow_type(L::int64) + " (integer)", "42", "-1", std::nullopt);
 }
 
 // Three schema versions whose new fields have the names of existing columns (scenario

@@ -1747,6 +1747,48 @@ for _v, _what in ((1, "id int32, name string, qty int32, price float"),
         protobuf_evolve(_v))
 
 
+def json_schema_evolve_schema(version: int) -> dict:
+    def integer(width: str) -> dict:
+        return {"type": "integer", "connect.type": width}
+
+    properties = {
+        "id": integer("int32"),
+        "name": {"type": "integer"} if version >= 3 else {"type": "string"},
+        "qty": {"type": "integer"} if version >= 2 else integer("int32"),
+        "price": {"type": "number"} if version >= 2 else {"type": "number", "connect.type": "float32"},
+    }
+    if version >= 2:
+        properties["note"] = {"type": "string"}
+    return {"$schema": "http://json-schema.org/draft-07/schema#", "title": "Evolve", "type": "object",
+            "properties": properties, "required": ["id", "name", "qty", "price"]}
+
+
+JSON_SCHEMA_EVOLVE_VALUES = {
+    1: [dict(id=1, name="a", qty=10, price=1.5), dict(id=2, name="b", qty=-3, price=0.25)],
+    2: [dict(id=3, name="c", qty=9007199254740993, price=0.1, note="n"), dict(id=4, name="d", qty=1, price=2.0)],
+    3: [dict(id=5, name=42, qty=7, price=3.5, note="x"), dict(id=6, name=-1, qty=8, price=-0.5)],
+}
+
+
+def json_schema_evolve(version: int):
+    def build(registry: SchemaRegistryClient, conf: dict):
+        from confluent_kafka.schema_registry.json_schema import JSONSerializer
+
+        messages = [Message(f"e{v['id']}", v, v) for v in JSON_SCHEMA_EVOLVE_VALUES[version]]
+        serializer = JSONSerializer(json.dumps(json_schema_evolve_schema(version)), registry,
+                                    conf=serializer_conf(conf))
+        return Built(serializer, messages, verify=json_verifier(registry))
+
+    return build
+
+
+for _v, _what in ((1, "id integer (int32), name string, qty integer (int32), price number (float32)"),
+                  (2, "v1 + note (string, optional); qty integer, price number (widened)"),
+                  (3, "v2 with name an integer (breaking: string -> integer)")):
+    scenario(f"json-schema-evolve-v{_v}", f"JSON Schema evolution, version {_v} of 3: {_what}; string keys")(
+        json_schema_evolve(_v))
+
+
 # --- producing --------------------------------------------------------------------------
 
 def ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:

@@ -21,6 +21,7 @@
 #include "util/fault_injection.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
+#include "warehouse/bigquery/bigquery_types.hpp"
 #include "warehouse/column_types.hpp"
 #include "warehouse/fencing.hpp"
 #include "warehouse/sql_text.hpp"
@@ -38,68 +39,6 @@ constexpr int kLeaseSeconds = 600;
 // Load and staging tables that krow could not drop expire after this.
 constexpr int64_t kLoadTableLifeMs = 24 * 3600 * 1000;
 constexpr int64_t kStagingLifeMs = 7 * kLoadTableLifeMs;
-
-// A column's GoogleSQL type: the row contract's and typed columns' alike.
-std::string bigquery_type(ColumnType type, int32_t precision = 0, int32_t scale = 0) {
-  switch (type) {
-    case ColumnType::boolean:
-      return "BOOL";
-    case ColumnType::int32:
-    case ColumnType::int64:
-      return "INT64";
-    case ColumnType::uint64:
-      return "NUMERIC";  // 29 integer digits hold 2^64 - 1
-    case ColumnType::float32:
-    case ColumnType::float64:
-      return "FLOAT64";
-    case ColumnType::decimal:
-      if (precision - scale <= 29 && scale <= 9) return "NUMERIC";
-      if (precision - scale <= 38 && scale <= 38) return "BIGNUMERIC";
-      return "STRING";
-    case ColumnType::text:
-      return "STRING";
-    case ColumnType::bytes:
-      return "BYTES";
-    case ColumnType::date:
-      return "DATE";
-    case ColumnType::time:
-      return "TIME";
-    case ColumnType::timestamp:
-      return "TIMESTAMP";
-    case ColumnType::json:
-      return "JSON";
-  }
-  return "JSON";
-}
-
-// What a column of GoogleSQL type `type` holds, as a typed column's spec (its reach: NUMERIC
-// holds any DECIMAL(38,9)); nullopt for a type krow never plans (ARRAY, STRUCT, DATETIME, ...).
-std::optional<columns::ColumnSpec> held_by(const std::string& type) {
-  static const std::pair<const char*, ColumnType> simple[] = {
-      {"BOOL", ColumnType::boolean},    {"INT64", ColumnType::int64},
-      {"FLOAT64", ColumnType::float64}, {"STRING", ColumnType::text},
-      {"BYTES", ColumnType::bytes},     {"DATE", ColumnType::date},
-      {"TIME", ColumnType::time},       {"TIMESTAMP", ColumnType::timestamp},
-      {"JSON", ColumnType::json}};
-  columns::ColumnSpec c;
-  for (const auto& [name, t] : simple)
-    if (type == name) {
-      c.type = t;
-      return c;
-    }
-  c.type = ColumnType::decimal;
-  if (type == "NUMERIC") {
-    c.precision = 38;
-    c.scale = 9;
-    return c;
-  }
-  if (type == "BIGNUMERIC") {
-    c.precision = 76;
-    c.scale = 38;
-    return c;
-  }
-  return std::nullopt;
-}
 
 // `name` as a GoogleSQL quoted identifier.
 std::string ident(const std::string& name) {
@@ -141,7 +80,7 @@ std::string column_list(const std::vector<columns::ColumnSpec>& typed = {},
 std::vector<Field> row_fields() {
   std::vector<Field> out;
   for (const auto& c : contract::kColumns)
-    out.push_back({std::string(c.name), bigquery_type(c.type), !c.nullable});
+    out.push_back({std::string(c.name), bigquery::column_type(c.type), !c.nullable});
   return out;
 }
 
@@ -201,7 +140,7 @@ std::vector<Field> load_fields(
   for (const auto& c : contract::kColumns) {
     const std::string type = c.type == ColumnType::json        ? "STRING"
                              : c.type == ColumnType::timestamp ? "INT64"
-                                                               : bigquery_type(c.type);
+                                                               : bigquery::column_type(c.type);
     out.push_back({std::string(c.name), type, !c.nullable});
   }
   for (size_t k = 0; k < typed.size(); ++k)
@@ -442,12 +381,12 @@ int64_t now_ms() {
 }  // namespace
 
 std::string BigQueryWarehouse::column_sql_type(const columns::ColumnSpec& column) const {
-  return bigquery_type(column.type, column.precision, column.scale);
+  return bigquery::column_type(column.type, column.precision, column.scale);
 }
 
 columns::ColumnSpec BigQueryWarehouse::column_holds(const columns::ColumnSpec& column) const {
   auto out = column;
-  if (const auto held = held_by(column_sql_type(column))) {
+  if (const auto held = bigquery::held_by(column_sql_type(column))) {
     out.type = held->type;
     out.precision = held->precision;
     out.scale = held->scale;
@@ -485,7 +424,7 @@ std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_column
       spec.scale = f.scale;
       c.spec = spec;
     } else {
-      c.spec = held_by(f.type);
+      c.spec = bigquery::held_by(f.type);
     }
     out.push_back(std::move(c));
   }
@@ -635,7 +574,7 @@ void BigQueryWarehouse::create_state() {
     std::vector<Field> fields;
     for (const auto& c : t->columns)
       fields.push_back({std::string(c.name),
-                        c.type == ColumnType::json ? "STRING" : bigquery_type(c.type),
+                        c.type == ColumnType::json ? "STRING" : bigquery::column_type(c.type),
                         !c.nullable});
     client_->create_table(state_dataset_, std::string(t->name), {std::move(fields)});
   }
