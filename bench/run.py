@@ -41,8 +41,12 @@ krow's JSON sync, Avro against its Avro sync): 1.00 is as fast as that row, 2.00
 With --warehouse postgres or bigquery the Avro topic, the peers and the memory check are left
 out (they measure the decoder, other tools and krow's memory, which do not depend on the
 warehouse). --warehouse bigquery writes to the local emulator (a fresh project per scenario)
-and measures, beside the sync, the emulator's own load job of the same rows; its figures say
-nothing about real BigQuery, whose load jobs and DML take seconds each whatever the size.
+and measures, beside the sync, the emulator's own load job of the same rows, and the two ways
+rows can reach a BigQuery table with their positions (bench/bigquery_write_paths.py, in the
+emulator's venv): krow's load job into a load table then one transaction, against the Storage
+Write API's pending and committed streams into the same load table and the same transaction,
+in krow's batches and in a trickle of 10-row batches. Its figures say nothing about real
+BigQuery, whose load jobs and DML take seconds each whatever the size.
 
 Prints a table and saves everything as JSON (--out, default bench/results/<UTC time>.json).
 Python standard library only.
@@ -471,6 +475,31 @@ def load_job_baseline(bq: BigQuery, work: pathlib.Path, name: str, topic: str, m
 
 
 KROW_BATCH_ROWS = 40960  # krow's default batch.max_messages
+TRICKLE_BATCHES = 50  # of 10 rows, for the write paths' trickle
+
+
+def bigquery_write_paths(messages: int, nbytes: int) -> tuple[list[dict], list[dict]]:
+    """bench/bigquery_write_paths.py with the emulator's venv: krow's write path (a load job
+    into a load table, then the batch's transaction) beside the Storage Write API's pending and
+    committed streams into the same load table and the same transaction, for `messages` rows in
+    krow's batches (bulk, compared with krow's sync) and for a trickle of small batches."""
+    grpc_port = os.environ.get("KROW_BIGQUERY_GRPC_PORT", "9060")
+    out = subprocess.run([str(SERVICES / "bq" / "bin" / "python"), str(ROOT / "bench" / "bigquery_write_paths.py"),
+                          "--rest", BigQuery().url, "--grpc", f"127.0.0.1:{grpc_port}", "--rows", str(messages),
+                          "--batch", str(KROW_BATCH_ROWS), "--trickle", str(TRICKLE_BATCHES)],
+                         check=True, capture_output=True, text=True).stdout
+    bulk, trickle = [], []
+    for line in out.splitlines():
+        r = json.loads(line)
+        what = f"{r['path']} + the batch's transaction"
+        if r["kind"] == "bulk":
+            bulk.append(row(f"{what} ({r['batches']} batches)", r["rows"], r["wall_s"], nbytes, 0, [r["wall_s"]]))
+        else:
+            trickle.append(row(f"{what}, {r['batches']} batches of 10", r["rows"], r["wall_s"], 0, 0,
+                               [r["wall_s"]]))
+        log(f"{r['scenario']}: {r['wall_s']:.2f} s (write {r['write_s']:.2f} s, transactions "
+            f"{r['transaction_s']:.2f} s)")
+    return bulk, trickle
 
 
 def duckdb_baseline(work: pathlib.Path, name: str, topic: str, messages: int, nbytes: int, runs: int) -> list[dict]:
@@ -599,7 +628,7 @@ def main() -> int:
     if args.warehouse != "duckdb":
         args.no_avro, args.big, args.no_peers, args.wide = True, 0, True, 0
     if args.warehouse == "bigquery":
-        args.no_modes = True  # latest_by_key is not written to BigQuery yet
+        args.no_modes = True  # the publish modes and strategies: minutes each on the emulator
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     n = args.messages
@@ -623,6 +652,8 @@ def main() -> int:
                 refs += copy_baseline(wh, "json", json_topic, n, nbytes, args.runs)
             elif isinstance(wh, BigQuery):
                 refs += load_job_baseline(wh, work, "json", json_topic, n, nbytes, args.runs)
+                paths, path_trickles = bigquery_write_paths(n, nbytes)
+                refs += paths
             else:
                 refs += duckdb_baseline(work, "json", json_topic, n, nbytes, args.runs)
             if not args.no_peers:
@@ -643,6 +674,8 @@ def main() -> int:
             t = sorted(trickles, key=lambda r: r["wall_s"])[len(trickles) // 2]
             rows.append(row("JSON trickle sync (100 new messages)", 100, t["wall_s"], 0, t["peak_rss_mib"],
                             [r["wall_s"] for r in trickles]))
+            if isinstance(wh, BigQuery):
+                rows += path_trickles
             total_json = n + 100 * args.runs
             total, distinct = table_counts(wh, work, "json", json_topic)
             if total != total_json or distinct != total_json:
