@@ -491,12 +491,11 @@ def bigquery_write_paths(messages: int, nbytes: int) -> tuple[list[dict], list[d
     bulk, trickle = [], []
     for line in out.splitlines():
         r = json.loads(line)
-        what = f"{r['path']} + the batch's transaction"
+        what = f"{r['path']} + transaction"
         if r["kind"] == "bulk":
-            bulk.append(row(f"{what} ({r['batches']} batches)", r["rows"], r["wall_s"], nbytes, 0, [r["wall_s"]]))
+            bulk.append(row(f"{what}, {r['batches']} batches", r["rows"], r["wall_s"], nbytes, 0, [r["wall_s"]]))
         else:
-            trickle.append(row(f"{what}, {r['batches']} batches of 10", r["rows"], r["wall_s"], 0, 0,
-                               [r["wall_s"]]))
+            trickle.append(row(f"{what}, {r['batches']} x 10 rows", r["rows"], r["wall_s"], 0, 0, [r["wall_s"]]))
         log(f"{r['scenario']}: {r['wall_s']:.2f} s (write {r['write_s']:.2f} s, transactions "
             f"{r['transaction_s']:.2f} s)")
     return bulk, trickle
