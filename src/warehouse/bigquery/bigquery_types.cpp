@@ -63,4 +63,14 @@ std::optional<columns::ColumnSpec> held_by(const std::string& type) {
   return std::nullopt;
 }
 
+columns::ColumnSpec column_holds(const columns::ColumnSpec& column) {
+  auto out = column;
+  if (const auto held = held_by(column_type(column.type, column.precision, column.scale))) {
+    out.type = held->type;
+    out.precision = held->precision;
+    out.scale = held->scale;
+  }
+  return out;
+}
+
 }  // namespace krow::bigquery

@@ -23,4 +23,8 @@ std::string column_type(ColumnType type, int32_t precision = 0, int32_t scale = 
 // type krow never plans (ARRAY, STRUCT, DATETIME, GEOGRAPHY, a parameterised type).
 std::optional<columns::ColumnSpec> held_by(const std::string& type);
 
+// `column` with the type, precision and scale of what its column_type holds (held_by): what
+// schema evolution compares with a table's column (TableSchemas::column_holds).
+columns::ColumnSpec column_holds(const columns::ColumnSpec& column);
+
 }  // namespace krow::bigquery

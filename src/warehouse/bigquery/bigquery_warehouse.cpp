@@ -385,13 +385,7 @@ std::string BigQueryWarehouse::column_sql_type(const columns::ColumnSpec& column
 }
 
 columns::ColumnSpec BigQueryWarehouse::column_holds(const columns::ColumnSpec& column) const {
-  auto out = column;
-  if (const auto held = bigquery::held_by(column_sql_type(column))) {
-    out.type = held->type;
-    out.precision = held->precision;
-    out.scale = held->scale;
-  }
-  return out;
+  return bigquery::column_holds(column);
 }
 
 std::optional<std::vector<columns::TableColumn>> BigQueryWarehouse::typed_columns(const std::string& table) {

@@ -29,16 +29,6 @@ columns::ColumnSpec of(const std::string& name, ColumnType type) {
 
 std::string sql(const columns::ColumnSpec& c) { return column_type(c.type, c.precision, c.scale); }
 
-// What BigQuery's column for a planned one holds (BigQueryWarehouse::column_holds).
-columns::ColumnSpec holds(const columns::ColumnSpec& c) {
-  auto out = c;
-  const auto held = held_by(sql(c));
-  out.type = held->type;
-  out.precision = held->precision;
-  out.scale = held->scale;
-  return out;
-}
-
 // The table's column of GoogleSQL type `type`, as BigQueryWarehouse::typed_columns reads it.
 columns::TableColumn column(const std::string& name, const std::string& type) {
   return {name, type, held_by(type)};
@@ -65,7 +55,7 @@ TEST(BqTypes, DecimalsAreNumericWhereTheyFitAndBignumericUpTo38Digits) {
 TEST(BqTypes, EvolutionAltersOnlyWhereTheTypeChangesAndNeverRounds) {
   auto evolve = [](const std::vector<columns::TableColumn>& table, const std::vector<columns::ColumnSpec>& planned) {
     return columns::evolve_columns(table, planned, sql, columns::OnBreaking::fail, 300, "the latest value schema",
-                                   holds);
+                                   column_holds);
   };
   // int → long, float → double, decimal(6,2) → decimal(10,2): the same types, nothing to do.
   auto e = evolve({column("qty", "INT64"), column("price", "FLOAT64"), column("amount", "NUMERIC")},
