@@ -24,18 +24,23 @@ missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Packages another install on the machine already provides are not asked of apt. Whole names
+# only: a pattern substitution would also cut "python3" out of "python3-selenium".
+provided=()
 # Debian's nodejs/npm may be replaced by a newer install on the machine; accept any working npm.
-if command -v npm >/dev/null && command -v node >/dev/null; then
-  missing=("${missing[@]/nodejs}"); missing=("${missing[@]/npm}")
-fi
+if command -v npm >/dev/null && command -v node >/dev/null; then provided+=(nodejs npm); fi
 if command -v java >/dev/null && java -version 2>&1 | grep -qE 'version "(1[7-9]|2[0-9])'; then
-  missing=("${missing[@]/openjdk-17-jre-headless}")
+  provided+=(openjdk-17-jre-headless)
 fi
-if command -v mvn >/dev/null; then missing=("${missing[@]/maven}"); fi
+if command -v mvn >/dev/null; then provided+=(maven); fi
 if command -v python3 >/dev/null && python3 -c 'import venv' 2>/dev/null; then
-  missing=("${missing[@]/python3-venv}"); missing=("${missing[@]/python3}")
+  provided+=(python3 python3-venv)
 fi
-read -r -a missing <<<"${missing[*]}"
+still=()
+for p in "${missing[@]}"; do
+  [[ " ${provided[*]} " == *" $p "* ]] || still+=("$p")
+done
+missing=("${still[@]}")
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
