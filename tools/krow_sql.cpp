@@ -1,5 +1,7 @@
 // krow-sql: prints the result of SQL queries on a DuckDB file as aligned text, for the
-// demo and for looking at what a sync wrote. Usage: krow-sql FILE.duckdb "SQL" ["SQL"...]
+// demo and for looking at what a sync wrote. Usage: krow-sql FILE.duckdb "SQL" ["SQL"...];
+// `krow-sql FILE.duckdb --execute "SQL"...` runs statements that write (benchmarks that damage
+// a table on purpose).
 
 #include <algorithm>
 #include <cstdio>
@@ -11,10 +13,14 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: krow-sql FILE.duckdb \"SQL\" [\"SQL\"...]\n");
+    std::fprintf(stderr, "usage: krow-sql FILE.duckdb [--execute] \"SQL\" [\"SQL\"...]\n");
     return 2;
   }
   try {
+    if (std::string(argv[2]) == "--execute") {
+      for (int q = 3; q < argc; ++q) krow::testkit::execute(argv[1], argv[q]);
+      return 0;
+    }
     for (int q = 2; q < argc; ++q) {
       const auto r = krow::testkit::query(argv[1], argv[q]);
       const size_t max_width = 60;

@@ -19,6 +19,7 @@ inline constexpr int kExitFailed = 1;      // a failure that needs a fix (the me
 inline constexpr int kExitPartial = 2;     // some tables stopped
 inline constexpr int kExitConfig = 3;      // invalid manifest or arguments
 inline constexpr int kExitGateFailed = 4;  // a quality gate of severity error failed
+inline constexpr int kExitAuditFailed = 5;  // `krow audit` / `reconcile`: a table differs from Kafka
 // EX_TEMPFAIL of sysexits.h: schedulers know it as "try again" (an outage longer than the
 // retries, or another sync of the same sync ID still running).
 inline constexpr int kExitRetryLater = 75;
@@ -60,6 +61,8 @@ std::unique_ptr<Command> add_plan(CLI::App& app);
 std::unique_ptr<Command> add_schema(CLI::App& app);
 std::unique_ptr<Command> add_sync(CLI::App& app);  // `sync`, alias `run`
 std::unique_ptr<Command> add_status(CLI::App& app);
+std::unique_ptr<Command> add_audit(CLI::App& app);
+std::unique_ptr<Command> add_reconcile(CLI::App& app);
 std::unique_ptr<Command> add_resync(CLI::App& app);
 std::unique_ptr<Command> add_connect(CLI::App& app);
 std::unique_ptr<Command> add_doctor(CLI::App& app);

@@ -3,7 +3,8 @@
 // main wires the commands (one file each in this folder) into CLI11, parses the command line
 // and runs the command chosen. Exit codes (commands/command.hpp): 0 success, 1 failure that
 // needs a fix, 2 partial (some tables stopped), 3 invalid manifest or arguments, 4 a quality
-// gate of severity error failed, 75 failure that may pass by itself (an outage longer than
+// gate of severity error failed, 5 `krow audit` found a table that differs from Kafka, 75
+// failure that may pass by itself (an outage longer than
 // the retries, or another sync of the same sync ID still running: run again later), 130
 // interrupted.
 
@@ -60,8 +61,9 @@ int main(int argc, char** argv) {
       "positions together, and resumes where the last committed batch ended.\n\n"
       "Exit codes: 0 success, 1 failure that needs a fix (the message names it), 2 partial\n"
       "(some tables stopped), 3 invalid manifest or arguments, 4 a quality gate of severity error\n"
-      "failed, 75 failure that may pass by itself (an outage longer than the retries, or another\n"
-      "sync of the same sync ID still running: run again later), 130 interrupted.\n"
+      "failed, 5 `krow audit` found a table that differs from Kafka, 75 failure that may pass by\n"
+      "itself (an outage longer than the retries, or another sync of the same sync ID still\n"
+      "running: run again later), 130 interrupted.\n"
       "Committed work is kept whatever the exit code (with quality.publish: staged, a run's rows\n"
       "are committed only once its gates pass)."};
   app.require_subcommand(1);
@@ -78,7 +80,8 @@ int main(int argc, char** argv) {
   namespace commands = krow::commands;
   std::vector<std::unique_ptr<commands::Command>> all;
   for (auto* add : {commands::add_plan, commands::add_schema, commands::add_sync,
-                    commands::add_status, commands::add_resync, commands::add_connect,
+                    commands::add_status, commands::add_audit,
+                    commands::add_reconcile, commands::add_resync, commands::add_connect,
                     commands::add_doctor, commands::add_sources, commands::add_runs,
                     commands::add_serve})
     all.push_back(add(app));

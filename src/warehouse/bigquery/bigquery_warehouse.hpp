@@ -89,6 +89,12 @@ class BigQueryWarehouse : public Warehouse {
   void lock_sync(std::chrono::milliseconds wait) override;
   void unlock_sync() noexcept override;
 
+ protected:
+  std::string audited_table(const std::string& table) const override;
+  const AuditSql& audit_sql() const override;
+  std::vector<std::vector<std::optional<std::string>>> select_text(const std::string& sql,
+                                                                   const std::string& what) override;
+
  private:
   struct Loaded {
     size_t slot;        // the batch's table slot

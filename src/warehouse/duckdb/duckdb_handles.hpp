@@ -45,6 +45,7 @@ class Result {
   Result& operator=(const Result&) = delete;
   duckdb_result* get() { return &r_; }
   idx_t rows() { return duckdb_row_count(&r_); }
+  idx_t columns() { return duckdb_column_count(&r_); }
   bool is_null(idx_t col, idx_t row) { return duckdb_value_is_null(&r_, col, row); }
   std::string text(idx_t col, idx_t row);
   int64_t int64(idx_t col, idx_t row) { return duckdb_value_int64(&r_, col, row); }

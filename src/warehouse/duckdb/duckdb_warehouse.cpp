@@ -996,6 +996,37 @@ RowCount DuckDBWarehouse::count_rows(const std::string& sync_id, const std::stri
   return out;
 }
 
+std::string DuckDBWarehouse::audited_table(const std::string& table) const {
+  return quote(config_.schema) + "." + quote(table);
+}
+
+const AuditSql& DuckDBWarehouse::audit_sql() const {
+  static const AuditSql sql{
+      "VARCHAR",
+      [](const std::string& expr, int64_t by) { return "(" + expr + " // " + std::to_string(by) + ")"; },
+      [](const std::string& column) { return "CAST(" + column + " AS VARCHAR)"; },
+      [](const std::string& column) { return "epoch_ms(" + column + ")"; },
+      [](const std::vector<OffsetRange>& ranges) { return ranges_sql(ranges).first; },
+      [](const std::string& text) { return quote_literal(text); },
+  };
+  return sql;
+}
+
+std::vector<std::vector<std::optional<std::string>>> DuckDBWarehouse::select_text(const std::string& sql,
+                                                                                  const std::string& what) {
+  duck::Result r;
+  if (duckdb_query(conn(), sql.c_str(), r.get()) == DuckDBError)
+    throw duck::make_error(duckdb_result_error_type(r.get()), r.error(), what + " in " + describe());
+  std::vector<std::vector<std::optional<std::string>>> out(r.rows());
+  const idx_t columns = r.columns();
+  for (idx_t row = 0; row < out.size(); ++row) {
+    out[row].resize(columns);
+    for (idx_t c = 0; c < columns; ++c)
+      if (!r.is_null(c, row)) out[row][c] = r.text(c, row);
+  }
+  return out;
+}
+
 void DuckDBWarehouse::record_run(const RunRecord& run) {
   duck::Prepared p(conn(),
                    "INSERT OR REPLACE INTO _krow.runs (run_id, sync_id, started_at, finished_at, "

@@ -60,6 +60,12 @@ class DuckDBWarehouse : public Warehouse {
   // it; the next call that needs it opens it again.
   void idle() override;
 
+ protected:
+  std::string audited_table(const std::string& table) const override;
+  const AuditSql& audit_sql() const override;
+  std::vector<std::vector<std::optional<std::string>>> select_text(const std::string& sql,
+                                                                   const std::string& what) override;
+
  private:
   // The connection, opening the file again after idle().
   duckdb_connection conn();

@@ -1030,6 +1030,39 @@ RowCount PostgresWarehouse::count_rows(const std::string& sync_id, const std::st
   return out;
 }
 
+std::string PostgresWarehouse::audited_table(const std::string& table) const {
+  return quote(config_.schema) + "." + quote(table);
+}
+
+const AuditSql& PostgresWarehouse::audit_sql() const {
+  static const AuditSql sql{
+      "TEXT",
+      [](const std::string& expr, int64_t by) { return "(" + expr + " / " + std::to_string(by) + ")"; },
+      [](const std::string& column) { return "CAST(" + column + " AS TEXT)"; },
+      [](const std::string& column) {
+        return "CAST(floor(extract(epoch FROM " + column + ") * 1000) AS BIGINT)";
+      },
+      [](const std::vector<OffsetRange>& ranges) { return ranges_sql(ranges).first; },
+      [](const std::string& text) { return quote_literal(text); },
+  };
+  return sql;
+}
+
+std::vector<std::vector<std::optional<std::string>>> PostgresWarehouse::select_text(const std::string& sql,
+                                                                                    const std::string& what) {
+  ensure_connected();
+  const auto r = conn_->exec(sql, what.c_str());
+  const int rows = PQntuples(r.get()), columns = PQnfields(r.get());
+  std::vector<std::vector<std::optional<std::string>>> out(static_cast<size_t>(rows));
+  for (int row = 0; row < rows; ++row) {
+    out[row].resize(static_cast<size_t>(columns));
+    for (int c = 0; c < columns; ++c)
+      if (!PQgetisnull(r.get(), row, c))
+        out[row][c] = std::string(PQgetvalue(r.get(), row, c), static_cast<size_t>(PQgetlength(r.get(), row, c)));
+  }
+  return out;
+}
+
 void PostgresWarehouse::record_run(const RunRecord& run) {
   ensure_connected();
   conn_->exec(

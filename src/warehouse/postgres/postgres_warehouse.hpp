@@ -59,6 +59,12 @@ class PostgresWarehouse : public Warehouse {
   void record_worker(const WorkerRecord& worker) override;
   std::vector<WorkerRecord> workers(const std::string& sync_id) override;
 
+ protected:
+  std::string audited_table(const std::string& table) const override;
+  const AuditSql& audit_sql() const override;
+  std::vector<std::vector<std::optional<std::string>>> select_text(const std::string& sql,
+                                                                   const std::string& what) override;
+
  private:
   // OpenMode::worker: the shared hold on the sync's lock that every worker keeps for its life
   // (a sync opened for writing takes it exclusively, so each keeps the other out). Throws
