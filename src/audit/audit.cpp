@@ -54,9 +54,11 @@ class Auditor {
         options_(options),
         client_(manifest.source, kafka::ClientOptions{.client_id = "krow-audit"}),
         schemas_(manifest.registry.configured()
-                     ? std::make_unique<DecoderCache>(manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
+                     ? std::make_unique<DecoderCache>(
+                           manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
                      : nullptr),
-        rows_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)}, schemas_.get()) {}
+        rows_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)},
+              schemas_.get()) {}
 
   Report run() {
     const auto t0 = std::chrono::steady_clock::now();
@@ -66,9 +68,10 @@ class Auditor {
     Report report;
     report.sync_id = manifest_.name;
     report.warehouse = warehouse_.describe();
-    report.depth = options_.depth == Options::Depth::deep     ? "deep"
-                   : options_.depth == Options::Depth::sample ? "sample " + std::to_string(options_.sample)
-                                                              : "counts";
+    report.depth = options_.depth == Options::Depth::deep ? "deep"
+                   : options_.depth == Options::Depth::sample
+                       ? "sample " + std::to_string(options_.sample)
+                       : "counts";
     for (const auto* t : select_tables(plan, options_.tables, manifest_.name)) {
       plans_.push_back(t);
       report.tables.push_back(audit_table(*t));
@@ -94,13 +97,16 @@ class Auditor {
       return out;
     }
     if (t.settings.strategy == Strategy::latest_by_key) {
-      out.skipped = "latest_by_key keeps one row per key, not one per message; snapshot reconciliation compares it "
-                    "with the topic's state (docs/audit.md)";
+      out.skipped =
+          "latest_by_key keeps one row per key, not one per message; snapshot reconciliation "
+          "compares it "
+          "with the topic's state (docs/audit.md)";
       return out;
     }
     std::vector<OffsetRange> ranges;
     for (const auto& p : t.partitions)
-      if (p.stored) ranges.push_back({t.topic_id, p.partition, std::min(p.earliest, *p.stored), *p.stored});
+      if (p.stored)
+        ranges.push_back({t.topic_id, p.partition, std::min(p.earliest, *p.stored), *p.stored});
     std::vector<PartitionTally> tallies;
     try {
       progress("counting the rows of " + t.table);
@@ -111,7 +117,8 @@ class Auditor {
       return out;
     }
     std::map<std::pair<std::string, int32_t>, const PartitionTally*> by_partition;
-    for (const auto& tally : tallies) by_partition[{tally.topic_id.str(), tally.partition.value()}] = &tally;
+    for (const auto& tally : tallies)
+      by_partition[{tally.topic_id.str(), tally.partition.value()}] = &tally;
     for (const auto& range : ranges) {
       const auto it = by_partition.find({range.topic_id.str(), range.partition.value()});
       const PartitionTally none{};
@@ -126,12 +133,14 @@ class Auditor {
     }
     if (options_.depth == Options::Depth::deep)
       for (auto& r : out.partitions)
-        for (Offset at = r.from; at < r.to; at = Offset(std::min(at.value() + kChunk, r.to.value())))
+        for (Offset at = r.from; at < r.to;
+             at = Offset(std::min(at.value() + kChunk, r.to.value())))
           compare(t, r, at, Offset(std::min(at.value() + kChunk, r.to.value())));
     return out;
   }
 
-  PartitionResult audit_partition(const TopicPlan& t, const OffsetRange& range, const PartitionTally& tally) {
+  PartitionResult audit_partition(const TopicPlan& t, const OffsetRange& range,
+                                  const PartitionTally& tally) {
     PartitionResult r;
     r.partition = range.partition;
     r.from = range.from;
@@ -139,8 +148,8 @@ class Auditor {
     r.from_reason = "log start";
     // A first sync that started later than the log start (bounds.start_from) copied nothing
     // before its first row: the audit starts there.
-    if (manifest_.bounds.start_from.kind != StartFrom::Kind::earliest && tally.first && *tally.first > r.from &&
-        *tally.first < r.to) {
+    if (manifest_.bounds.start_from.kind != StartFrom::Kind::earliest && tally.first &&
+        *tally.first > r.from && *tally.first < r.to) {
       r.from = *tally.first;
       r.from_reason = "first row (bounds.start_from: " + manifest_.bounds.start_from.text + ")";
     }
@@ -152,16 +161,18 @@ class Auditor {
       // rows below its position now are its, not findings.
       const Offset now = std::max(r.to, stored_now(t, r.partition).value_or(r.to));
       const Offset end(tally.last ? tally.last->value() + 1 : r.to.value());
-      for (const auto& s : warehouse_.stored_offsets(t.table, {t.topic_id, r.partition, now, std::max(now, end)})) {
+      for (const auto& s :
+           warehouse_.stored_offsets(t.table, {t.topic_id, r.partition, now, std::max(now, end)})) {
         r.past_position += s.copies;
-        note(r, Finding::Kind::past_position, s.offset, "stored position " + std::to_string(now.value()));
+        note(r, Finding::Kind::past_position, s.offset,
+             "stored position " + std::to_string(now.value()));
       }
       r.committed_meanwhile = tally.above_range - r.past_position;
     }
     const int64_t span = distance(r.from, r.to);
     // Every offset of the range once, and nothing else: proven by the counts alone.
-    const bool counted = tally.rows_in_range == span && tally.offsets_in_range == span && tally.wrong_ids == 0 &&
-                         r.past_position == 0;
+    const bool counted = tally.rows_in_range == span && tally.offsets_in_range == span &&
+                         tally.wrong_ids == 0 && r.past_position == 0;
     if (counted && options_.depth != Options::Depth::deep) {
       r.expected = span;
       return r;
@@ -181,10 +192,11 @@ class Auditor {
   // Kafka's offsets of the partition's range against the table's, bucket by bucket, then
   // offset by offset where a bucket disagrees.
   void offsets(const TopicPlan& t, PartitionResult& r) {
-    progress("reading the offsets of " + partition_name(t, r) + " from Kafka (" + std::to_string(r.from.value()) + " to " +
-             std::to_string(r.to.value()) + ")");
+    progress("reading the offsets of " + partition_name(t, r) + " from Kafka (" +
+             std::to_string(r.from.value()) + " to " + std::to_string(r.to.value()) + ")");
     std::vector<int64_t> kafka;
-    read_range(client_, t.topic, r.partition, r.from, r.to, [&](const kafka::Message& m) { kafka.push_back(m.offset().value()); });
+    read_range(client_, t.topic, r.partition, r.from, r.to,
+               [&](const kafka::Message& m) { kafka.push_back(m.offset().value()); });
     r.read_kafka = true;
     r.expected = static_cast<int64_t>(kafka.size());
     r.not_messages = distance(r.from, r.to) - r.expected;
@@ -204,12 +216,14 @@ class Auditor {
       seen.insert(b.bucket);
       const auto it = in_kafka.find(b.bucket);
       const Counts k = it == in_kafka.end() ? Counts{} : it->second;
-      if (b.rows != k.messages || b.offsets != k.messages || b.offset_sum != k.sum || b.wrong_ids) disagree.insert(b.bucket);
+      if (b.rows != k.messages || b.offsets != k.messages || b.offset_sum != k.sum || b.wrong_ids)
+        disagree.insert(b.bucket);
     }
     for (const auto& [bucket, c] : in_kafka)
       if (!seen.count(bucket)) disagree.insert(bucket);
     for (const auto bucket : disagree) {
-      const Offset lo(std::max(bucket * kBucket, r.from.value())), hi(std::min((bucket + 1) * kBucket, r.to.value()));
+      const Offset lo(std::max(bucket * kBucket, r.from.value())),
+          hi(std::min((bucket + 1) * kBucket, r.to.value()));
       const auto stored = warehouse_.stored_offsets(t.table, {t.topic_id, r.partition, lo, hi});
       auto k = std::lower_bound(kafka.begin(), kafka.end(), lo.value());
       const auto k_end = std::lower_bound(kafka.begin(), kafka.end(), hi.value());
@@ -240,8 +254,8 @@ class Auditor {
   // Re-reads [from, to) of a partition, decodes it again, and compares the rows stored there.
   void compare(const TopicPlan& t, PartitionResult& r, Offset from, Offset to) {
     if (from >= to) return;
-    progress("comparing " + partition_name(t, r) + " offsets " + std::to_string(from.value()) + " to " +
-             std::to_string(to.value()));
+    progress("comparing " + partition_name(t, r) + " offsets " + std::to_string(from.value()) +
+             " to " + std::to_string(to.value()));
     batch_.clear();
     const size_t slot = batch_.table_slot(t.table, t.topic, t.topic_id);
     read_range(client_, t.topic, r.partition, from, to,
@@ -257,7 +271,8 @@ class Auditor {
       // Missing or doubled rows are the offset check's findings.
       if (it == by_offset.end() || it->second.size() != 1) continue;
       ++r.compared;
-      const auto differ = differing_columns(expected_cells(row, t.topic_id, batch_.arena()), it->second.front()->cells);
+      const auto differ = differing_columns(expected_cells(row, t.topic_id, batch_.arena()),
+                                            it->second.front()->cells);
       if (differ.empty()) continue;
       ++r.differing;
       std::string names;
@@ -282,13 +297,16 @@ class Auditor {
       for (size_t pi = 0; pi < report.tables[ti].partitions.size(); ++pi) {
         const auto& p = report.tables[ti].partitions[pi];
         if (p.to <= p.from) continue;
-        spans.push_back({ti, pi, p.from.value(), p.to.value(), (distance(p.from, p.to) + kRun - 1) / kRun});
+        spans.push_back(
+            {ti, pi, p.from.value(), p.to.value(), (distance(p.from, p.to) + kRun - 1) / kRun});
         slots += spans.back().slots;
       }
     const int64_t runs = std::min<int64_t>((options_.sample + kRun - 1) / kRun, slots);
     if (runs <= 0) return;
-    std::mt19937_64 random(options_.seed ? options_.seed
-                                         : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+    std::mt19937_64 random(
+        options_.seed
+            ? options_.seed
+            : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
     std::set<int64_t> chosen;
     for (int64_t j = slots - runs; j < slots; ++j) {
       const int64_t t = std::uniform_int_distribution<int64_t>(0, j)(random);
@@ -332,9 +350,10 @@ std::vector<const TopicPlan*> select_tables(const Plan& plan, const std::vector<
   if (!unknown.empty()) {
     std::string all;
     for (const auto& t : plan.topics) all += (all.empty() ? "" : ", ") + t.table;
-    throw Error(ErrorClass::config,
-                "--tables names " + *unknown.begin() + ", which is no table or topic of sync " + sync_id,
-                Fix{"its tables are: " + (all.empty() ? std::string("none") : all), ": "});
+    throw Error(
+        ErrorClass::config,
+        "--tables names " + *unknown.begin() + ", which is no table or topic of sync " + sync_id,
+        Fix{"its tables are: " + (all.empty() ? std::string("none") : all), ": "});
   }
   return out;
 }

@@ -35,8 +35,8 @@ struct Options {
   std::vector<std::string> tables;  // only these (table or topic names); empty: every table
   enum class Depth { counts, sample, deep };
   Depth depth = Depth::counts;
-  int64_t sample = 0;               // Depth::sample: how many messages to compare
-  uint64_t seed = 0;                // Depth::sample: where the runs fall (0: from the clock)
+  int64_t sample = 0;  // Depth::sample: how many messages to compare
+  uint64_t seed = 0;   // Depth::sample: where the runs fall (0: from the clock)
   // Called with a line of progress now and then (long audits); may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -63,10 +63,12 @@ struct PartitionResult {
   int64_t wrong_ids = 0;      // rows whose id is not their topic ID, partition and offset
   int64_t not_in_kafka = 0;   // rows at offsets in [from, to) where Kafka holds no message
   int64_t past_position = 0;  // rows at or past the stored position
-  int64_t committed_meanwhile = 0;  // rows a sync committed past it while the audit ran: not audited
-  int64_t not_messages = 0;   // offsets in [from, to) without a message (markers, aborted, compacted)
-  int64_t compared = 0;       // messages decoded again and compared (deep/sample)
-  int64_t before = 0;         // rows below `from` (messages Kafka no longer holds): not audited
+  int64_t committed_meanwhile =
+      0;  // rows a sync committed past it while the audit ran: not audited
+  int64_t not_messages =
+      0;                 // offsets in [from, to) without a message (markers, aborted, compacted)
+  int64_t compared = 0;  // messages decoded again and compared (deep/sample)
+  int64_t before = 0;    // rows below `from` (messages Kafka no longer holds): not audited
   std::vector<Finding> findings;  // the first few, by offset
   bool clean() const {
     return missing == 0 && doubled == 0 && differing == 0 && wrong_ids == 0 && not_in_kafka == 0 &&

@@ -38,7 +38,9 @@ struct TextTable {
   }
 };
 
-std::string n(int64_t v) { return with_thousands(static_cast<uint64_t>(v < 0 ? 0 : v)); }
+std::string n(int64_t v) {
+  return with_thousands(static_cast<uint64_t>(v < 0 ? 0 : v));
+}
 
 std::string proof(const PartitionResult& p) {
   if (!p.read_kafka) return "counts";
@@ -50,8 +52,8 @@ std::string proof(const PartitionResult& p) {
 std::string format_text(const Report& report) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.1f s", report.seconds);
-  std::string out = "krow audit of sync " + report.sync_id + " in " + report.warehouse + " (" + report.depth + ", " +
-                    seconds + ")\n";
+  std::string out = "krow audit of sync " + report.sync_id + " in " + report.warehouse + " (" +
+                    report.depth + ", " + seconds + ")\n";
   int failing = 0, audited = 0, skipped = 0;
   for (const auto& t : report.tables) {
     out += "\ntable " + t.table + " (topic " + t.topic + ", " + t.strategy + ")\n";
@@ -69,36 +71,43 @@ std::string format_text(const Report& report) {
     if (!t.clean()) ++failing;
     if (t.partitions.empty()) out += "  no partition has a stored position yet: nothing to prove\n";
     TextTable table;
-    table.rows.push_back({"PARTITION", "FROM", "TO", "EXPECTED", "FOUND", "MISSING", "DOUBLED", "DIFFERING", "WRONG ID",
-                          "NOT IN KAFKA", "PAST POSITION", "PROVEN BY"});
+    table.rows.push_back({"PARTITION", "FROM", "TO", "EXPECTED", "FOUND", "MISSING", "DOUBLED",
+                          "DIFFERING", "WRONG ID", "NOT IN KAFKA", "PAST POSITION", "PROVEN BY"});
     for (const auto& p : t.partitions)
       table.rows.push_back({std::to_string(p.partition.value()), std::to_string(p.from.value()),
-                            std::to_string(p.to.value()), n(p.expected), n(p.found), n(p.missing), n(p.doubled),
-                            n(p.differing), n(p.wrong_ids), n(p.not_in_kafka), n(p.past_position), proof(p)});
+                            std::to_string(p.to.value()), n(p.expected), n(p.found), n(p.missing),
+                            n(p.doubled), n(p.differing), n(p.wrong_ids), n(p.not_in_kafka),
+                            n(p.past_position), proof(p)});
     if (!t.partitions.empty()) out += table.render("  ");
     for (const auto& p : t.partitions) {
       if (p.from_reason != "log start")
-        out += "  partition " + std::to_string(p.partition.value()) + " audited from its " + p.from_reason + "\n";
+        out += "  partition " + std::to_string(p.partition.value()) + " audited from its " +
+               p.from_reason + "\n";
       if (p.not_messages)
         out += "  partition " + std::to_string(p.partition.value()) + ": " + n(p.not_messages) +
                " offsets hold no message (transaction markers, aborted or compacted records)\n";
       if (p.committed_meanwhile)
-        out += "  partition " + std::to_string(p.partition.value()) + ": " + n(p.committed_meanwhile) +
-               " rows committed past offset " + std::to_string(p.to.value()) + " by a sync while the audit ran (not audited)\n";
+        out += "  partition " + std::to_string(p.partition.value()) + ": " +
+               n(p.committed_meanwhile) + " rows committed past offset " +
+               std::to_string(p.to.value()) + " by a sync while the audit ran (not audited)\n";
       if (p.before)
         out += "  partition " + std::to_string(p.partition.value()) + ": " + n(p.before) +
-               " rows below offset " + std::to_string(p.from.value()) + " (no longer in Kafka) not audited\n";
+               " rows below offset " + std::to_string(p.from.value()) +
+               " (no longer in Kafka) not audited\n";
       for (const auto& f : p.findings)
-        out += "  partition " + std::to_string(p.partition.value()) + " offset " + std::to_string(f.offset.value()) +
-               ": " + kind_name(f.kind) + (f.detail.empty() ? "" : " (" + f.detail + ")") + "\n";
+        out += "  partition " + std::to_string(p.partition.value()) + " offset " +
+               std::to_string(f.offset.value()) + ": " + kind_name(f.kind) +
+               (f.detail.empty() ? "" : " (" + f.detail + ")") + "\n";
       const int64_t listed = static_cast<int64_t>(p.findings.size());
-      const int64_t all = p.missing + p.doubled + p.differing + p.wrong_ids + p.not_in_kafka + p.past_position;
+      const int64_t all =
+          p.missing + p.doubled + p.differing + p.wrong_ids + p.not_in_kafka + p.past_position;
       if (all > listed && listed > 0)
-        out += "  partition " + std::to_string(p.partition.value()) + ": the first " + std::to_string(listed) +
-               " findings are listed (--format json has the counts)\n";
+        out += "  partition " + std::to_string(p.partition.value()) + ": the first " +
+               std::to_string(listed) + " findings are listed (--format json has the counts)\n";
     }
     if (t.other_rows) {
-      out += "  " + n(t.other_rows) + " rows belong to partitions without a stored position of this sync (not audited):";
+      out += "  " + n(t.other_rows) +
+             " rows belong to partitions without a stored position of this sync (not audited):";
       for (const auto& o : t.other_partitions) out += " " + o;
       out += "\n";
     }
@@ -107,11 +116,15 @@ std::string format_text(const Report& report) {
   if (report.tables.empty())
     out += "no table to audit\n";
   else if (failing)
-    out += "NOT PROVEN: " + std::to_string(failing) + " of " + std::to_string(report.tables.size()) +
+    out += "NOT PROVEN: " + std::to_string(failing) + " of " +
+           std::to_string(report.tables.size()) +
            " tables differ from Kafka or could not be audited\n";
   else
-    out += "proven: every audited table holds each message Kafka retains below its stored position exactly once (" +
-           std::to_string(audited) + " audited" + (skipped ? ", " + std::to_string(skipped) + " skipped" : "") + ")\n";
+    out +=
+        "proven: every audited table holds each message Kafka retains below its stored position "
+        "exactly once (" +
+        std::to_string(audited) + " audited" +
+        (skipped ? ", " + std::to_string(skipped) + " skipped" : "") + ")\n";
   return out;
 }
 

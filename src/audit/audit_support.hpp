@@ -29,8 +29,8 @@ inline constexpr auto kStall = std::chrono::seconds(60);
 // Reads the messages of [from, to) of one partition, read_committed, calling on(message) for
 // each in offset order. Ends early at the partition's end (its last stable offset).
 template <class OnMessage>
-void read_range(kafka::Client& client, const std::string& topic, Partition partition, Offset from, Offset to,
-                OnMessage&& on) {
+void read_range(kafka::Client& client, const std::string& topic, Partition partition, Offset from,
+                Offset to, OnMessage&& on) {
   if (from >= to) return;
   kafka::Reader reader(client);
   reader.start(Position{topic, {}, partition, from});
@@ -41,9 +41,10 @@ void read_range(kafka::Client& client, const std::string& topic, Partition parti
     reader.poll(got, 10000, 200);
     if (got.empty()) {
       if (std::chrono::steady_clock::now() - progressed > kStall)
-        throw Error(ErrorClass::transient, "reading " + topic + " partition " + std::to_string(partition.value()) +
-                                               " from offset " + std::to_string(from.value()) +
-                                               " made no progress for 60 s; run the audit again once the cluster answers");
+        throw Error(ErrorClass::transient,
+                    "reading " + topic + " partition " + std::to_string(partition.value()) +
+                        " from offset " + std::to_string(from.value()) +
+                        " made no progress for 60 s; run the audit again once the cluster answers");
       continue;
     }
     progressed = std::chrono::steady_clock::now();
@@ -51,10 +52,12 @@ void read_range(kafka::Client& client, const std::string& topic, Partition parti
       if (m.error() == RD_KAFKA_RESP_ERR__PARTITION_EOF) return;
       if (m.error() != RD_KAFKA_RESP_ERR_NO_ERROR) {
         if (kafka::is_retriable(m.error())) continue;
-        if (m.error() == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || m.error() == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
-          throw Error(ErrorClass::transient, topic + " partition " + std::to_string(partition.value()) +
-                                                 " no longer holds offset " + std::to_string(from.value()) +
-                                                 " (retention removed it while the audit ran); run the audit again");
+        if (m.error() == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
+            m.error() == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
+          throw Error(ErrorClass::transient,
+                      topic + " partition " + std::to_string(partition.value()) +
+                          " no longer holds offset " + std::to_string(from.value()) +
+                          " (retention removed it while the audit ran); run the audit again");
         throw kafka::make_error(m, "reading " + topic + " for the audit", client.principal());
       }
       if (m.offset() >= to) return;

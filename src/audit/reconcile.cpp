@@ -39,7 +39,8 @@ struct Newest {
 // higher offset; across partitions the later timestamp, then the higher partition.
 bool newer(const Newest& n, const Newest& t) {
   if (n.partition == t.partition) return n.offset >= t.offset;
-  return n.timestamp_ms > t.timestamp_ms || (n.timestamp_ms == t.timestamp_ms && n.partition > t.partition);
+  return n.timestamp_ms > t.timestamp_ms ||
+         (n.timestamp_ms == t.timestamp_ms && n.partition > t.partition);
 }
 
 // What identifies a row: its key column, or its value's unique_key fields (each as minified
@@ -80,7 +81,9 @@ std::string shown(const std::string& key) {
   return out;
 }
 
-std::string at(Partition p, Offset o) { return std::to_string(p.value()) + ":" + std::to_string(o.value()); }
+std::string at(Partition p, Offset o) {
+  return std::to_string(p.value()) + ":" + std::to_string(o.value());
+}
 
 // One table's comparison: what differs, and what `apply` writes to mend it.
 struct Comparison {
@@ -102,9 +105,11 @@ class Reconciler {
         options_(options),
         client_(manifest.source, kafka::ClientOptions{.client_id = "krow-reconcile"}),
         schemas_(manifest.registry.configured()
-                     ? std::make_unique<DecoderCache>(manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
+                     ? std::make_unique<DecoderCache>(
+                           manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
                      : nullptr),
-        rows_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)}, schemas_.get()) {}
+        rows_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)},
+              schemas_.get()) {}
 
   ReconcileReport run() {
     const auto t0 = std::chrono::steady_clock::now();
@@ -126,21 +131,26 @@ class Reconciler {
       // As a sync does before it writes: the tables made ready (typed columns planned), and
       // their partitions taken, so that the commit is fenced like any other.
       prepared = prepare_tables(plan, warehouse_,
-                                {.manifest = &manifest_, .reads = [&](const TopicPlan& t) { return reconciled.count(&t) > 0; }});
+                                {.manifest = &manifest_, .reads = [&](const TopicPlan& t) {
+                                   return reconciled.count(&t) > 0;
+                                 }});
       std::vector<PartitionKey> keys;
       for (const auto* t : reconciled)
         for (const auto& p : t->partitions)
           if (p.stored) keys.push_back({t->topic, t->topic_id, p.partition});
       claims = warehouse_.take(manifest_.name, keys);
       for (const auto& c : claims) {
-        const auto* t = *std::find_if(reconciled.begin(), reconciled.end(),
-                                      [&](const TopicPlan* p) { return p->topic_id == c.key.topic_id; });
-        const auto p = std::find_if(t->partitions.begin(), t->partitions.end(),
-                                    [&](const PartitionPlan& pp) { return pp.partition == c.key.partition; });
+        const auto* t =
+            *std::find_if(reconciled.begin(), reconciled.end(),
+                          [&](const TopicPlan* p) { return p->topic_id == c.key.topic_id; });
+        const auto p =
+            std::find_if(t->partitions.begin(), t->partitions.end(),
+                         [&](const PartitionPlan& pp) { return pp.partition == c.key.partition; });
         if (c.position != p->stored)
-          throw Error(ErrorClass::conflict, "the position of " + t->topic + " partition " +
-                                                std::to_string(c.key.partition.value()) +
-                                                " moved while reconciling (another sync wrote it)",
+          throw Error(ErrorClass::conflict,
+                      "the position of " + t->topic + " partition " +
+                          std::to_string(c.key.partition.value()) +
+                          " moved while reconciling (another sync wrote it)",
                       Fix{"run krow reconcile again"});
       }
     }
@@ -157,7 +167,8 @@ class Reconciler {
                            " keeps a row per message: krow audit proves it";
       } else if (!t.error.empty()) {
         c.result.error = t.error;
-      } else if (options_.apply && !prepared.tables.empty() && !prepared.tables[index_of(plan, t)].error.empty()) {
+      } else if (options_.apply && !prepared.tables.empty() &&
+                 !prepared.tables[index_of(plan, t)].error.empty()) {
         c.result.error = prepared.tables[index_of(plan, t)].error;
       } else {
         compare(t, c);
@@ -170,14 +181,17 @@ class Reconciler {
       mend(claims, comparisons, chosen);
       for (auto& c : comparisons) {
         if (!c.result.skipped.empty() || !c.result.error.empty()) continue;
-        const TopicPlan& t = **std::find_if(chosen.begin(), chosen.end(),
-                                            [&](const TopicPlan* p) { return p->table == c.result.table; });
+        const TopicPlan& t = **std::find_if(chosen.begin(), chosen.end(), [&](const TopicPlan* p) {
+          return p->table == c.result.table;
+        });
         Comparison again;
         compare(t, again);
         c.result.applied = true;
-        c.result.left_after_apply = again.result.gone + again.result.stale + again.result.missing + again.result.doubled;
+        c.result.left_after_apply =
+            again.result.gone + again.result.stale + again.result.missing + again.result.doubled;
       }
-      if (prepared.staged && !prepared.staging.empty()) warehouse_.discard_staged(manifest_.name, prepared.staging);
+      if (prepared.staged && !prepared.staging.empty())
+        warehouse_.discard_staged(manifest_.name, prepared.staging);
     }
     for (auto& c : comparisons) report.tables.push_back(std::move(c.result));
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -185,7 +199,9 @@ class Reconciler {
   }
 
  private:
-  static size_t index_of(const Plan& plan, const TopicPlan& t) { return static_cast<size_t>(&t - plan.topics.data()); }
+  static size_t index_of(const Plan& plan, const TopicPlan& t) {
+    return static_cast<size_t>(&t - plan.topics.data());
+  }
 
   void progress(const std::string& line) const {
     if (options_.progress) options_.progress(line);
@@ -206,8 +222,9 @@ class Reconciler {
     std::map<std::string, std::vector<Newest>> state;
     for (const auto& p : t.partitions) {
       if (!p.stored) continue;
-      progress("reading " + t.topic + " partition " + std::to_string(p.partition.value()) + " (offsets " +
-               std::to_string(std::min(p.earliest, *p.stored).value()) + " to " + std::to_string(p.stored->value()) + ")");
+      progress("reading " + t.topic + " partition " + std::to_string(p.partition.value()) +
+               " (offsets " + std::to_string(std::min(p.earliest, *p.stored).value()) + " to " +
+               std::to_string(p.stored->value()) + ")");
       RowBatch batch;
       const size_t slot = batch.table_slot(t.table, t.topic, t.topic_id);
       auto take_in = [&] {
@@ -217,10 +234,12 @@ class Reconciler {
           auto view = [&](const Slice& s) {
             return s.present ? std::optional<std::string_view>(s.view(arena)) : std::nullopt;
           };
-          const auto id = identity.of(view(row.key.text), row.is_tombstone ? std::nullopt : view(row.value.text));
+          const auto id = identity.of(view(row.key.text),
+                                      row.is_tombstone ? std::nullopt : view(row.value.text));
           if (!id) continue;
           const Newest n{row.partition, row.offset,
-                         row.timestamp_type == contract::TimestampType::none ? 0 : row.timestamp_ms, row.is_tombstone};
+                         row.timestamp_type == contract::TimestampType::none ? 0 : row.timestamp_ms,
+                         row.is_tombstone};
           auto& newest = state[*id];
           if (!newest.empty() && newest.back().partition == n.partition)
             newest.back() = n;  // offset order: the later one is newer
@@ -249,8 +268,9 @@ class Reconciler {
     progress("reading the keys stored in " + t.table);
     std::map<std::string, std::vector<Newest>> stored;
     for (const auto& k : warehouse_.stored_keys(t.table, !t.settings.unique_key.empty())) {
-      const auto id = identity.of(k.key ? std::optional<std::string_view>(*k.key) : std::nullopt,
-                                  k.value ? std::optional<std::string_view>(*k.value) : std::nullopt);
+      const auto id =
+          identity.of(k.key ? std::optional<std::string_view>(*k.key) : std::nullopt,
+                      k.value ? std::optional<std::string_view>(*k.value) : std::nullopt);
       if (!id) {
         ++r.unkeyed_rows;
         continue;
@@ -279,7 +299,9 @@ class Reconciler {
         }
         Newest last = rows.front();
         for (const auto& row : rows)
-          if (row.partition > last.partition || (row.partition == last.partition && row.offset > last.offset)) last = row;
+          if (row.partition > last.partition ||
+              (row.partition == last.partition && row.offset > last.offset))
+            last = row;
         c.deletes.push_back({key, last.partition, last.offset});
         continue;
       }
@@ -294,7 +316,8 @@ class Reconciler {
       if (!has_newest) {
         ++r.stale;
         note(KeyFinding::Kind::stale, key,
-             "row at " + at(rows.front().partition, rows.front().offset) + ", newest message at " + at(n.partition, n.offset));
+             "row at " + at(rows.front().partition, rows.front().offset) + ", newest message at " +
+                 at(n.partition, n.offset));
       } else if (rows.size() == 1) {
         ++r.matching;
       }
@@ -318,12 +341,13 @@ class Reconciler {
       const TopicPlan& t = *chosen[i];
       std::shared_ptr<const rows::TypedLayout> typed;
       if (!t.settings.typed_columns.empty())
-        typed = std::make_shared<const rows::TypedLayout>(rows::TypedLayout{t.settings.typed_columns, t.typed_sql_types});
+        typed = std::make_shared<const rows::TypedLayout>(
+            rows::TypedLayout{t.settings.typed_columns, t.typed_sql_types});
       const size_t slot = batch.table_slot(t.table, t.topic, t.topic_id, typed);
       for (const auto& [partition, offsets] : c.rewrite) {
         if (offsets.empty()) continue;
-        read_range(client_, t.topic, partition, Offset(*offsets.begin()), Offset(*offsets.rbegin() + 1),
-                   [&](const kafka::Message& m) {
+        read_range(client_, t.topic, partition, Offset(*offsets.begin()),
+                   Offset(*offsets.rbegin() + 1), [&](const kafka::Message& m) {
                      if (offsets.count(m.offset().value())) rows_.add(m, batch, slot);
                    });
       }
@@ -348,8 +372,9 @@ class Reconciler {
     }
     std::vector<PositionMove> moves;
     for (const auto& claim : claims)
-      moves.push_back({Position{claim.key.topic, claim.key.topic_id, claim.key.partition, *claim.position},
-                       claim.position, claim.epoch});
+      moves.push_back(
+          {Position{claim.key.topic, claim.key.topic_id, claim.key.partition, *claim.position},
+           claim.position, claim.epoch});
     progress("writing the mends in one transaction");
     warehouse_.commit(manifest_.name, batch, moves, BatchWriter::WriteMode::append);
   }
@@ -387,7 +412,8 @@ bool ReconcileReport::clean() const {
   return true;
 }
 
-ReconcileReport reconcile(const Manifest& manifest, Warehouse& warehouse, const ReconcileOptions& options) {
+ReconcileReport reconcile(const Manifest& manifest, Warehouse& warehouse,
+                          const ReconcileOptions& options) {
   return Reconciler(manifest, warehouse, options).run();
 }
 
@@ -406,18 +432,25 @@ std::string format_text(const ReconcileReport& report) {
       out += "  not reconciled: " + t.error + "\n";
       continue;
     }
-    out += "  " + with_thousands(t.messages) + " messages read; " + with_thousands(t.keys) + " keys in the topic's state (by " +
-           t.key + "); " + with_thousands(t.rows) + " rows with a key, " + with_thousands(t.matching) + " matching\n";
-    out += "  gone " + with_thousands(t.gone) + ", stale " + with_thousands(t.stale) + ", missing " + with_thousands(t.missing) +
-           ", doubled " + with_thousands(t.doubled) + "\n";
-    if (t.unkeyed_rows) out += "  " + with_thousands(t.unkeyed_rows) + " rows without a key are not reconciled\n";
-    for (const auto& f : t.findings) out += "  " + std::string(kind_name(f.kind)) + ": key " + f.key + " (" + f.detail + ")\n";
+    out += "  " + with_thousands(t.messages) + " messages read; " + with_thousands(t.keys) +
+           " keys in the topic's state (by " + t.key + "); " + with_thousands(t.rows) +
+           " rows with a key, " + with_thousands(t.matching) + " matching\n";
+    out += "  gone " + with_thousands(t.gone) + ", stale " + with_thousands(t.stale) +
+           ", missing " + with_thousands(t.missing) + ", doubled " + with_thousands(t.doubled) +
+           "\n";
+    if (t.unkeyed_rows)
+      out += "  " + with_thousands(t.unkeyed_rows) + " rows without a key are not reconciled\n";
+    for (const auto& f : t.findings)
+      out += "  " + std::string(kind_name(f.kind)) + ": key " + f.key + " (" + f.detail + ")\n";
     if (t.not_applied)
       out += "  " + with_thousands(t.not_applied) +
-             " gone rows cannot be deleted by krow here (kept tombstones, or a unique_key): delete them by hand\n";
+             " gone rows cannot be deleted by krow here (kept tombstones, or a unique_key): delete "
+             "them by hand\n";
     if (t.applied)
-      out += "  applied: " + with_thousands(t.rows_written) + " rows written, " + with_thousands(t.rows_deleted) +
-             " keys deleted, in one transaction; differences left: " + with_thousands(t.left_after_apply) + "\n";
+      out += "  applied: " + with_thousands(t.rows_written) + " rows written, " +
+             with_thousands(t.rows_deleted) +
+             " keys deleted, in one transaction; differences left: " +
+             with_thousands(t.left_after_apply) + "\n";
   }
   out += "\n";
   if (report.clean())

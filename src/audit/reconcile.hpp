@@ -26,14 +26,16 @@
 namespace krow::audit {
 
 struct ReconcileOptions {
-  std::vector<std::string> tables;  // only these (table or topic names); empty: every latest_by_key table
+  std::vector<std::string>
+      tables;  // only these (table or topic names); empty: every latest_by_key table
   bool apply = false;
   std::function<void(const std::string&)> progress;
 };
 
 struct KeyFinding {
   enum class Kind {
-    gone,     // a row whose key has no message left in the topic, or whose newest message is a tombstone
+    gone,     // a row whose key has no message left in the topic, or whose newest message is a
+              // tombstone
     stale,    // a row that is not its key's newest message
     missing,  // a key whose newest message has no row
     doubled,  // more rows than one for a key
@@ -56,7 +58,7 @@ struct ReconcileTable {
   int64_t unkeyed_rows = 0;  // rows without one (appended as they are; not reconciled)
   int64_t matching = 0;      // keys whose one row is their newest message
   int64_t gone = 0, stale = 0, missing = 0, doubled = 0;
-  int64_t not_applied = 0;   // differences `apply` cannot mend (see docs)
+  int64_t not_applied = 0;           // differences `apply` cannot mend (see docs)
   std::vector<KeyFinding> findings;  // the first few
   // apply: what was written, and the differences found again afterwards (the proof).
   bool applied = false;
@@ -77,7 +79,8 @@ struct ReconcileReport {
 
 // Reconciles the latest_by_key tables of `manifest` in `warehouse`: opened read-only for a
 // report, or for writing (OpenMode::write: the sync's lock is held) with `apply`.
-ReconcileReport reconcile(const Manifest& manifest, Warehouse& warehouse, const ReconcileOptions& options);
+ReconcileReport reconcile(const Manifest& manifest, Warehouse& warehouse,
+                          const ReconcileOptions& options);
 
 std::string format_text(const ReconcileReport& report);
 std::string format_json(const ReconcileReport& report);

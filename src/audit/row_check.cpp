@@ -41,10 +41,12 @@ bool same_number(element a, element b) {
   const auto ta = a.type(), tb = b.type();
   if (ta == element_type::INT64 && tb == element_type::INT64) return int64_t(a) == int64_t(b);
   if (ta == element_type::UINT64 && tb == element_type::UINT64) return uint64_t(a) == uint64_t(b);
-  if (ta == element_type::INT64 && tb == element_type::UINT64) return int64_t(a) >= 0 && uint64_t(int64_t(a)) == uint64_t(b);
+  if (ta == element_type::INT64 && tb == element_type::UINT64)
+    return int64_t(a) >= 0 && uint64_t(int64_t(a)) == uint64_t(b);
   if (ta == element_type::UINT64 && tb == element_type::INT64) return same_number(b, a);
   double x = 0, y = 0;
-  if (a.get_double().get(x) != simdjson::SUCCESS || b.get_double().get(y) != simdjson::SUCCESS) return false;
+  if (a.get_double().get(x) != simdjson::SUCCESS || b.get_double().get(y) != simdjson::SUCCESS)
+    return false;
   return x == y;
 }
 
@@ -85,7 +87,8 @@ bool same_element(element a, element b) {
   }
 }
 
-bool same_cell(const std::optional<std::string>& a, const std::optional<std::string>& b, bool json) {
+bool same_cell(const std::optional<std::string>& a, const std::optional<std::string>& b,
+               bool json) {
   if (!a || !b) return !a && !b;
   if (*a == *b) return true;
   return json && same_json(*a, *b);
@@ -98,7 +101,8 @@ bool same_json(std::string_view a, std::string_view b) {
   simdjson::dom::parser pa, pb;
   element ea, eb;
   const simdjson::padded_string sa(a), sb(b);
-  if (pa.parse(sa).get(ea) != simdjson::SUCCESS || pb.parse(sb).get(eb) != simdjson::SUCCESS) return false;
+  if (pa.parse(sa).get(ea) != simdjson::SUCCESS || pb.parse(sb).get(eb) != simdjson::SUCCESS)
+    return false;
   return same_element(ea, eb);
 }
 
@@ -136,7 +140,8 @@ std::vector<std::string_view> differing_columns(const Cells& expected, const Cel
   const auto& kept = stored[kDecodeError];
   bool noted = false;
   bool error_differs = false;
-  if (kept && (!said || (kept->size() > said->size() && kept->compare(0, said->size(), *said) == 0)))
+  if (kept &&
+      (!said || (kept->size() > said->size() && kept->compare(0, said->size(), *said) == 0)))
     noted = true;
   else
     error_differs = !same_cell(said, kept, false);
@@ -147,7 +152,8 @@ std::vector<std::string_view> differing_columns(const Cells& expected, const Cel
       continue;
     }
     if (noted && (i == kValue || i == kValueFormat || i == kHeaders || i == kKey)) continue;
-    if (!same_cell(expected[i], stored[i], kColumns[i].type == ColumnType::json)) out.push_back(kColumns[i].name);
+    if (!same_cell(expected[i], stored[i], kColumns[i].type == ColumnType::json))
+      out.push_back(kColumns[i].name);
   }
   return out;
 }

@@ -19,7 +19,8 @@ inline constexpr int kExitFailed = 1;      // a failure that needs a fix (the me
 inline constexpr int kExitPartial = 2;     // some tables stopped
 inline constexpr int kExitConfig = 3;      // invalid manifest or arguments
 inline constexpr int kExitGateFailed = 4;  // a quality gate of severity error failed
-inline constexpr int kExitAuditFailed = 5;  // `krow audit` / `reconcile`: a table differs from Kafka
+inline constexpr int kExitAuditFailed =
+    5;  // `krow audit` / `reconcile`: a table differs from Kafka
 // EX_TEMPFAIL of sysexits.h: schedulers know it as "try again" (an outage longer than the
 // retries, or another sync of the same sync ID still running).
 inline constexpr int kExitRetryLater = 75;

@@ -79,11 +79,10 @@ int main(int argc, char** argv) {
   // In the order `krow --help` lists them.
   namespace commands = krow::commands;
   std::vector<std::unique_ptr<commands::Command>> all;
-  for (auto* add : {commands::add_plan, commands::add_schema, commands::add_sync,
-                    commands::add_status, commands::add_audit,
-                    commands::add_reconcile, commands::add_resync, commands::add_connect,
-                    commands::add_doctor, commands::add_sources, commands::add_runs,
-                    commands::add_serve})
+  for (auto* add :
+       {commands::add_plan, commands::add_schema, commands::add_sync, commands::add_status,
+        commands::add_audit, commands::add_reconcile, commands::add_resync, commands::add_connect,
+        commands::add_doctor, commands::add_sources, commands::add_runs, commands::add_serve})
     all.push_back(add(app));
 
   try {

@@ -34,10 +34,11 @@ class ReconcileCommand final : public Command {
                      "Only these tables (or topics), comma-separated or repeated; default: every "
                      "latest_by_key table")
         ->delimiter(',');
-    app_->add_flag("--apply", options_.apply,
-                   "Mend the differences: write each affected key's newest message again and delete "
-                   "the rows of gone keys, in one transaction with the positions (takes the sync's "
-                   "lock, as a sync does)");
+    app_->add_flag(
+        "--apply", options_.apply,
+        "Mend the differences: write each affected key's newest message again and delete "
+        "the rows of gone keys, in one transaction with the positions (takes the sync's "
+        "lock, as a sync does)");
     app_->add_option("--format", format_, "Output format")->check(CLI::IsMember({"text", "json"}));
     app_->add_flag("-q,--quiet", quiet_, "No progress lines on standard error");
   }
@@ -45,9 +46,11 @@ class ReconcileCommand final : public Command {
   int run() override {
     const auto manifest = load_manifest_and_source(manifest_path_);
     if (!quiet_ && isatty(STDERR_FILENO))
-      options_.progress = [](const std::string& line) { std::fprintf(stderr, "krow reconcile: %s\n", line.c_str()); };
-    auto warehouse =
-        open_warehouse(manifest.warehouse, manifest.name, options_.apply ? OpenMode::write : OpenMode::read_only);
+      options_.progress = [](const std::string& line) {
+        std::fprintf(stderr, "krow reconcile: %s\n", line.c_str());
+      };
+    auto warehouse = open_warehouse(manifest.warehouse, manifest.name,
+                                    options_.apply ? OpenMode::write : OpenMode::read_only);
     const auto report = audit::reconcile(manifest, *warehouse, options_);
     std::cout << (format_ == "json" ? audit::format_json(report) : audit::format_text(report));
     return report.clean() ? kExitOk : kExitAuditFailed;

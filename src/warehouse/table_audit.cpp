@@ -16,7 +16,8 @@ int64_t number(const std::optional<std::string>& cell) {
     if (used == cell->size()) return v;
   } catch (const std::exception&) {
   }
-  throw Error(ErrorClass::fatal_run, "the warehouse answered an audit count with \"" + *cell + "\", not an integer");
+  throw Error(ErrorClass::fatal_run,
+              "the warehouse answered an audit count with \"" + *cell + "\", not an integer");
 }
 
 std::optional<Offset> offset_or_none(const std::optional<std::string>& cell) {
@@ -26,11 +27,13 @@ std::optional<Offset> offset_or_none(const std::optional<std::string>& cell) {
 
 // The condition that a row of alias t holds the id its topic ID, partition and offset make.
 std::string id_is_right(const AuditSql& sql) {
-  return "t.id = CONCAT(t.kafka_topic_id, ':', CAST(t.kafka_partition AS " + sql.text_type + "), ':', CAST(t.kafka_offset AS " +
-         sql.text_type + "))";
+  return "t.id = CONCAT(t.kafka_topic_id, ':', CAST(t.kafka_partition AS " + sql.text_type +
+         "), ':', CAST(t.kafka_offset AS " + sql.text_type + "))";
 }
 
-std::string wrong_ids(const AuditSql& sql) { return "SUM(CASE WHEN " + id_is_right(sql) + " THEN 0 ELSE 1 END)"; }
+std::string wrong_ids(const AuditSql& sql) {
+  return "SUM(CASE WHEN " + id_is_right(sql) + " THEN 0 ELSE 1 END)";
+}
 
 std::string in_range(const AuditSql& sql, const OffsetRange& r) {
   return "t.kafka_topic_id = " + sql.literal(r.topic_id.str()) +
@@ -51,15 +54,17 @@ std::vector<PartitionTally> TableAudit::tally_partitions(const std::string& tabl
   const auto rows = select_text(
       "SELECT t.kafka_topic_id, t.kafka_partition, COUNT(*), SUM(CASE WHEN " + inside +
           " THEN 1 ELSE 0 END), COUNT(DISTINCT CASE WHEN " + inside +
-          " THEN t.kafka_offset END), SUM(CASE WHEN t.kafka_offset >= r.hi THEN 1 ELSE 0 END), " + wrong_ids(sql) +
-          ", MIN(t.kafka_offset), MAX(t.kafka_offset) FROM " + audited_table(table) + " AS t LEFT JOIN " +
-          sql.ranges(with) +
-          " ON t.kafka_topic_id = r.topic_id AND t.kafka_partition = r.kafka_partition GROUP BY t.kafka_topic_id, "
+          " THEN t.kafka_offset END), SUM(CASE WHEN t.kafka_offset >= r.hi THEN 1 ELSE 0 END), " +
+          wrong_ids(sql) + ", MIN(t.kafka_offset), MAX(t.kafka_offset) FROM " +
+          audited_table(table) + " AS t LEFT JOIN " + sql.ranges(with) +
+          " ON t.kafka_topic_id = r.topic_id AND t.kafka_partition = r.kafka_partition GROUP BY "
+          "t.kafka_topic_id, "
           "t.kafka_partition ORDER BY t.kafka_topic_id, t.kafka_partition",
       "counting the rows of " + table + " per partition");
   std::vector<PartitionTally> out;
   for (const auto& r : rows) {
-    if (r.size() < 9) throw std::logic_error("audit tally: a row of " + std::to_string(r.size()) + " cells");
+    if (r.size() < 9)
+      throw std::logic_error("audit tally: a row of " + std::to_string(r.size()) + " cells");
     PartitionTally p;
     p.topic_id = TopicId(r[0].value_or(""));
     p.partition = Partition(static_cast<int32_t>(number(r[1])));
@@ -75,32 +80,36 @@ std::vector<PartitionTally> TableAudit::tally_partitions(const std::string& tabl
   return out;
 }
 
-std::vector<BucketTally> TableAudit::tally_buckets(const std::string& table, const OffsetRange& range, int64_t width) {
+std::vector<BucketTally> TableAudit::tally_buckets(const std::string& table,
+                                                   const OffsetRange& range, int64_t width) {
   const auto& sql = audit_sql();
-  const auto rows = select_text("SELECT " + sql.divided("t.kafka_offset", width) +
-                                     " AS bucket, COUNT(*), COUNT(DISTINCT t.kafka_offset), SUM(t.kafka_offset), " +
-                                    wrong_ids(sql) + " FROM " +
-                                    audited_table(table) + " AS t WHERE " + in_range(sql, range) +
-                                    " GROUP BY bucket ORDER BY bucket",
-                                "counting the rows of " + table + " per offset range");
+  const auto rows = select_text(
+      "SELECT " + sql.divided("t.kafka_offset", width) +
+          " AS bucket, COUNT(*), COUNT(DISTINCT t.kafka_offset), SUM(t.kafka_offset), " +
+          wrong_ids(sql) + " FROM " + audited_table(table) + " AS t WHERE " + in_range(sql, range) +
+          " GROUP BY bucket ORDER BY bucket",
+      "counting the rows of " + table + " per offset range");
   std::vector<BucketTally> out;
   for (const auto& r : rows) {
-    if (r.size() < 5) throw std::logic_error("audit buckets: a row of " + std::to_string(r.size()) + " cells");
+    if (r.size() < 5)
+      throw std::logic_error("audit buckets: a row of " + std::to_string(r.size()) + " cells");
     out.push_back({number(r[0]), number(r[1]), number(r[2]), number(r[3]), number(r[4])});
   }
   return out;
 }
 
-std::vector<StoredOffset> TableAudit::stored_offsets(const std::string& table, const OffsetRange& range) {
+std::vector<StoredOffset> TableAudit::stored_offsets(const std::string& table,
+                                                     const OffsetRange& range) {
   const auto& sql = audit_sql();
-  const auto rows = select_text("SELECT t.kafka_offset, COUNT(*), " + wrong_ids(sql) + " FROM " + audited_table(table) +
-                                    " AS t WHERE " + in_range(sql, range) +
+  const auto rows = select_text("SELECT t.kafka_offset, COUNT(*), " + wrong_ids(sql) + " FROM " +
+                                    audited_table(table) + " AS t WHERE " + in_range(sql, range) +
                                     " GROUP BY t.kafka_offset ORDER BY t.kafka_offset",
                                 "reading the offsets stored in " + table);
   std::vector<StoredOffset> out;
   out.reserve(rows.size());
   for (const auto& r : rows) {
-    if (r.size() < 3) throw std::logic_error("audit offsets: a row of " + std::to_string(r.size()) + " cells");
+    if (r.size() < 3)
+      throw std::logic_error("audit offsets: a row of " + std::to_string(r.size()) + " cells");
     out.push_back({Offset(number(r[0])), number(r[1]), number(r[2])});
   }
   return out;
@@ -128,9 +137,10 @@ std::vector<StoredRow> TableAudit::stored_rows(const std::string& table, const O
     }
     columns += (i ? ", " : "") + expr;
   }
-  const auto rows = select_text("SELECT " + columns + " FROM " + audited_table(table) + " AS t WHERE " +
-                                    in_range(sql, range) + " ORDER BY t.kafka_offset",
-                                "reading rows of " + table);
+  const auto rows =
+      select_text("SELECT " + columns + " FROM " + audited_table(table) + " AS t WHERE " +
+                      in_range(sql, range) + " ORDER BY t.kafka_offset",
+                  "reading rows of " + table);
   std::vector<StoredRow> out;
   out.reserve(rows.size());
   for (const auto& r : rows) {
@@ -145,10 +155,11 @@ std::vector<StoredRow> TableAudit::stored_rows(const std::string& table, const O
 
 std::vector<StoredKey> TableAudit::stored_keys(const std::string& table, bool with_value) {
   const auto& sql = audit_sql();
-  const auto rows = select_text("SELECT t.key, t.kafka_partition, t.kafka_offset, CAST(t.is_tombstone AS " +
-                                    sql.text_type + ")" + (with_value ? ", " + sql.json_text("t.value") : "") +
-                                    " FROM " + audited_table(table) + " AS t",
-                                "reading the keys stored in " + table);
+  const auto rows =
+      select_text("SELECT t.key, t.kafka_partition, t.kafka_offset, CAST(t.is_tombstone AS " +
+                      sql.text_type + ")" + (with_value ? ", " + sql.json_text("t.value") : "") +
+                      " FROM " + audited_table(table) + " AS t",
+                  "reading the keys stored in " + table);
   std::vector<StoredKey> out;
   out.reserve(rows.size());
   for (const auto& r : rows) {

@@ -24,11 +24,11 @@ namespace krow {
 struct PartitionTally {
   TopicId topic_id;
   Partition partition;
-  int64_t rows = 0;             // every row of the partition in the table
-  int64_t rows_in_range = 0;    // rows whose offset is in the expected range
-  int64_t offsets_in_range = 0; // distinct offsets among them
-  int64_t above_range = 0;      // rows at or past the range's end (the stored position)
-  int64_t wrong_ids = 0;        // rows whose id is not "<topic ID>:<partition>:<offset>"
+  int64_t rows = 0;                   // every row of the partition in the table
+  int64_t rows_in_range = 0;          // rows whose offset is in the expected range
+  int64_t offsets_in_range = 0;       // distinct offsets among them
+  int64_t above_range = 0;            // rows at or past the range's end (the stored position)
+  int64_t wrong_ids = 0;              // rows whose id is not "<topic ID>:<partition>:<offset>"
   std::optional<Offset> first, last;  // lowest and highest offset stored
 };
 
@@ -85,10 +85,12 @@ class TableAudit {
   // Every (topic ID, partition) that has rows in `table`, with its counts against its range
   // in `ranges` (a partition missing there has none: all its rows count as outside). Throws
   // fatal_table when the table does not exist.
-  std::vector<PartitionTally> tally_partitions(const std::string& table, const std::vector<OffsetRange>& ranges);
+  std::vector<PartitionTally> tally_partitions(const std::string& table,
+                                               const std::vector<OffsetRange>& ranges);
 
   // The rows of `range`, counted per bucket of `width` offsets; buckets without rows are left out.
-  std::vector<BucketTally> tally_buckets(const std::string& table, const OffsetRange& range, int64_t width);
+  std::vector<BucketTally> tally_buckets(const std::string& table, const OffsetRange& range,
+                                         int64_t width);
 
   // The offsets stored in `range`, in order.
   std::vector<StoredOffset> stored_offsets(const std::string& table, const OffsetRange& range);
@@ -106,8 +108,8 @@ class TableAudit {
   virtual const AuditSql& audit_sql() const = 0;
   // Runs a SELECT and gives every cell as text (NULL: none). Throws as the engine's reads do
   // (transient while retrying may help); `what` says what for messages.
-  virtual std::vector<std::vector<std::optional<std::string>>> select_text(const std::string& sql,
-                                                                           const std::string& what) = 0;
+  virtual std::vector<std::vector<std::optional<std::string>>> select_text(
+      const std::string& sql, const std::string& what) = 0;
 };
 
 }  // namespace krow

@@ -20,17 +20,24 @@ class Audit : public EngineTest {
   void produce(const std::string& topic, int count, int partitions, int first = 0) {
     Producer p(bootstrap_);
     for (int i = first; i < first + count; ++i)
-      p.send(topic, Record{"k" + std::to_string(i), "{\"n\": " + std::to_string(i) + ", \"s\": \"v" + std::to_string(i) + "\"}",
-                           {{"h", std::string("x")}}, i % partitions});
+      p.send(topic,
+             Record{"k" + std::to_string(i),
+                    "{\"n\": " + std::to_string(i) + ", \"s\": \"v" + std::to_string(i) + "\"}",
+                    {{"h", std::string("x")}},
+                    i % partitions});
     p.flush();
   }
-  std::string target(const std::string& topic) const { return "confluent.\"" + table_of(topic) + "\""; }
+  std::string target(const std::string& topic) const {
+    return "confluent.\"" + table_of(topic) + "\"";
+  }
   RunOutput audit(const std::string& manifest, std::vector<std::string> more = {}) {
     std::vector<std::string> args{"audit", manifest, "--format", "json"};
     args.insert(args.end(), more.begin(), more.end());
     return krow(args);
   }
-  static bool has(const RunOutput& r, const std::string& text) { return r.out.find(text) != std::string::npos; }
+  static bool has(const RunOutput& r, const std::string& text) {
+    return r.out.find(text) != std::string::npos;
+  }
   // The sum of every `"<field>":N` of a JSON report.
   static int64_t sum_of(const RunOutput& r, const std::string& field) {
     int64_t sum = 0;
@@ -93,7 +100,10 @@ TEST_P(Audit, EveryDamageAnotherClientDidIsFoundAndNamed) {
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_TRUE(has(r, "\"clean\":false")) << r.out;
   EXPECT_TRUE(has(r, "\"read_kafka\":true")) << r.out;
-  EXPECT_TRUE(has(r, "\"expected\":40,\"found\":40,\"missing\":1,\"doubled\":1,\"differing\":0,\"wrong_ids\":1")) << r.out;
+  EXPECT_TRUE(has(
+      r,
+      "\"expected\":40,\"found\":40,\"missing\":1,\"doubled\":1,\"differing\":0,\"wrong_ids\":1"))
+      << r.out;
   EXPECT_TRUE(has(r, "{\"kind\":\"missing\",\"offset\":3,")) << r.out;
   EXPECT_TRUE(has(r, "{\"kind\":\"doubled\",\"offset\":7,\"detail\":\"2 rows\"}")) << r.out;
   EXPECT_TRUE(has(r, "{\"kind\":\"wrong_id\",\"offset\":15,")) << r.out;
@@ -118,10 +128,12 @@ TEST_P(Audit, TransactionMarkersAndAbortedRecordsAreNotMissingMessages) {
   Producer tx(bootstrap_, unique_name("audit-tx-id"));
   for (int round = 0; round < 3; ++round) {
     tx.begin();
-    for (int i = 0; i < 5; ++i) tx.send(topic, Record{std::string("c"), "{\"i\": " + std::to_string(i) + "}"});
+    for (int i = 0; i < 5; ++i)
+      tx.send(topic, Record{std::string("c"), "{\"i\": " + std::to_string(i) + "}"});
     tx.commit();
     tx.begin();
-    for (int i = 0; i < 5; ++i) tx.send(topic, Record{std::string("a"), std::string("{\"aborted\": true}")});
+    for (int i = 0; i < 5; ++i)
+      tx.send(topic, Record{std::string("a"), std::string("{\"aborted\": true}")});
     tx.flush();
     tx.abort();
   }
@@ -166,16 +178,22 @@ TEST_P(Audit, ASyncKilledMidwayAndRunAgainLeavesAProvenTable) {
 // topic's state key by key.
 TEST_P(Audit, ReconciliationFindsAKeyWhoseTombstoneWasCompactedAwayAndApplyMendsIt) {
   const auto topic = make_topic("reconcile", 1,
-                                {{"cleanup.policy", "compact"}, {"min.cleanable.dirty.ratio", "0.01"},
-                                 {"segment.ms", "100"}, {"delete.retention.ms", "0"}, {"min.compaction.lag.ms", "0"}});
+                                {{"cleanup.policy", "compact"},
+                                 {"min.cleanable.dirty.ratio", "0.01"},
+                                 {"segment.ms", "100"},
+                                 {"delete.retention.ms", "0"},
+                                 {"min.compaction.lag.ms", "0"}});
   Producer p(bootstrap_);
-  for (int k = 1; k <= 5; ++k) p.send(topic, Record{"k" + std::to_string(k), "{\"k\": " + std::to_string(k) + ", \"v\": 1}"});
+  for (int k = 1; k <= 5; ++k)
+    p.send(topic, Record{"k" + std::to_string(k), "{\"k\": " + std::to_string(k) + ", \"v\": 1}"});
   p.flush();
-  const auto manifest = write_manifest({topic}, "tables:\n  \"" + topic + "\": {strategy: latest_by_key}\n");
+  const auto manifest =
+      write_manifest({topic}, "tables:\n  \"" + topic + "\": {strategy: latest_by_key}\n");
   sync_ok(manifest);
   auto r = krow({"reconcile", manifest, "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_TRUE(has(r, "\"keys\":5,\"rows\":5,\"unkeyed_rows\":0,\"matching\":5,\"gone\":0")) << r.out;
+  EXPECT_TRUE(has(r, "\"keys\":5,\"rows\":5,\"unkeyed_rows\":0,\"matching\":5,\"gone\":0"))
+      << r.out;
   // krow audit leaves latest_by_key tables to reconciliation.
   r = audit(manifest);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -199,7 +217,8 @@ TEST_P(Audit, ReconciliationFindsAKeyWhoseTombstoneWasCompactedAwayAndApplyMends
       << "the log cleaner did not remove k2's messages";
   sync_ok(manifest);
   const auto t = target(topic);
-  EXPECT_EQ(probe().query("SELECT count(*) FROM " + t + " WHERE key = 'k2'").rows.at(0).at(0), Cell("1"))
+  EXPECT_EQ(probe().query("SELECT count(*) FROM " + t + " WHERE key = 'k2'").rows.at(0).at(0),
+            Cell("1"))
       << "the sync never saw k2's tombstone, so its row stays";
   // Another client deletes k4's row and copies k5's.
   probe().execute("DELETE FROM " + t + " WHERE key = 'k4'");
@@ -208,32 +227,40 @@ TEST_P(Audit, ReconciliationFindsAKeyWhoseTombstoneWasCompactedAwayAndApplyMends
   r = krow({"reconcile", manifest, "--format", "json"});
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_TRUE(has(r, "\"gone\":1,\"stale\":0,\"missing\":1,\"doubled\":1")) << r.out;
-  EXPECT_TRUE(has(r, "{\"kind\":\"gone\",\"key\":\"k2\",\"detail\":\"row at 0:1, no message of the key left in the topic\"}"))
+  EXPECT_TRUE(has(r,
+                  "{\"kind\":\"gone\",\"key\":\"k2\",\"detail\":\"row at 0:1, no message of the "
+                  "key left in the topic\"}"))
       << r.out;
   EXPECT_TRUE(has(r, "{\"kind\":\"missing\",\"key\":\"k4\",")) << r.out;
   EXPECT_TRUE(has(r, "{\"kind\":\"doubled\",\"key\":\"k5\",\"detail\":\"2 rows\"}")) << r.out;
   const auto text = krow({"reconcile", manifest});
   EXPECT_EQ(text.exit_code, 5) << text.out << text.err;
-  EXPECT_NE(text.out.find("gone: key k2 (row at 0:1, no message of the key left in the topic)"), std::string::npos)
+  EXPECT_NE(text.out.find("gone: key k2 (row at 0:1, no message of the key left in the topic)"),
+            std::string::npos)
       << text.out;
   // Report-only wrote nothing.
-  EXPECT_EQ(probe().query("SELECT count(*) FROM " + t + " WHERE key = 'k2'").rows.at(0).at(0), Cell("1"));
+  EXPECT_EQ(probe().query("SELECT count(*) FROM " + t + " WHERE key = 'k2'").rows.at(0).at(0),
+            Cell("1"));
 
   const auto positions = probe().positions();
   r = krow({"reconcile", manifest, "--apply", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_TRUE(has(r, "\"applied\":true,\"rows_written\":2,\"rows_deleted\":1,\"left_after_apply\":0")) << r.out;
+  EXPECT_TRUE(
+      has(r, "\"applied\":true,\"rows_written\":2,\"rows_deleted\":1,\"left_after_apply\":0"))
+      << r.out;
   r = krow({"reconcile", manifest, "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::map<std::string, int64_t> keys;
   for (const auto& row : probe().rows(table_of(topic))) ++keys[row.key.value_or("<null>")];
-  EXPECT_EQ(keys, (std::map<std::string, int64_t>{{"filler", 1}, {"k1", 1}, {"k3", 1}, {"k4", 1}, {"k5", 1}}));
+  EXPECT_EQ(keys, (std::map<std::string, int64_t>{
+                      {"filler", 1}, {"k1", 1}, {"k3", 1}, {"k4", 1}, {"k5", 1}}));
   // The positions stayed where they were, and the next sync goes on from them.
   EXPECT_EQ(probe().positions_sum(), positions.front().next_offset);
   p.send(topic, Record{"k6", std::string("{\"k\": 6}")});
   p.flush();
   sync_ok(manifest);
-  EXPECT_EQ(probe().query("SELECT count(*) FROM " + t + " WHERE key = 'k6'").rows.at(0).at(0), Cell("1"));
+  EXPECT_EQ(probe().query("SELECT count(*) FROM " + t + " WHERE key = 'k6'").rows.at(0).at(0),
+            Cell("1"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Audit, KROW_ALL_ENGINES);

@@ -242,8 +242,8 @@ std::string joined(const std::vector<std::string>& parts, const char* separator)
 
 // The statements that bring the rows of `source` (a table or a parenthesised SELECT whose
 // columns are named as `target`'s) into `target` by key (strategy latest_by_key): the same
-// rules as the SQL engines' (warehouse/sql_text.hpp latest_by_key_sql), in a DELETE and an INSERT. The
-// newest row of a key: within a partition the highest offset; across partitions (a key that
+// rules as the SQL engines' (warehouse/sql_text.hpp latest_by_key_sql), in a DELETE and an INSERT.
+// The newest row of a key: within a partition the highest offset; across partitions (a key that
 // moved) the later kafka_timestamp, then the higher partition. A row replaces the stored one
 // of its key when it is at least as new; a tombstone deletes it unless kept. A row with a NULL
 // key has none and is appended. `rebuild`: the table is emptied first and the rows are its
@@ -284,11 +284,12 @@ std::string latest_by_key_script(const std::string& target, const std::string& s
     // A DELETE of the rows the newest ones replace, then an INSERT of those whose key has no
     // row left, as on the SQL engines: unlike a MERGE's UPDATE, it leaves one row per key even
     // where the table held two (another client copied rows; krow reconcile mends them so).
-    sql += "DELETE FROM " + target + " AS t WHERE EXISTS (SELECT 1 FROM " + latest + " AS n WHERE " +
-           joined(same, " AND ") + " AND " + newer + ");\n";
-    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " + column_list(typed, "n") + " FROM " +
-           latest + " AS n WHERE " + kept + " AND NOT EXISTS (SELECT 1 FROM " + target + " AS t WHERE " +
-           joined(same, " AND ") + ");\n";
+    sql += "DELETE FROM " + target + " AS t WHERE EXISTS (SELECT 1 FROM " + latest +
+           " AS n WHERE " + joined(same, " AND ") + " AND " + newer + ");\n";
+    sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " +
+           column_list(typed, "n") + " FROM " + latest + " AS n WHERE " + kept +
+           " AND NOT EXISTS (SELECT 1 FROM " + target + " AS t WHERE " + joined(same, " AND ") +
+           ");\n";
   }
   sql += "INSERT INTO " + target + " (" + column_list(typed) + ") SELECT " +
          column_list(typed, "s") + " FROM " + source + " AS s WHERE " + joined(missing, " OR ") +
@@ -1272,12 +1273,16 @@ RowCount BigQueryWarehouse::count_rows(const std::string& sync_id, const std::st
   return out;
 }
 
-std::string BigQueryWarehouse::audited_table(const std::string& table) const { return row_table(table); }
+std::string BigQueryWarehouse::audited_table(const std::string& table) const {
+  return row_table(table);
+}
 
 const AuditSql& BigQueryWarehouse::audit_sql() const {
   static const AuditSql sql{
       "STRING",
-      [](const std::string& expr, int64_t by) { return "DIV(" + expr + ", " + std::to_string(by) + ")"; },
+      [](const std::string& expr, int64_t by) {
+        return "DIV(" + expr + ", " + std::to_string(by) + ")";
+      },
       [](const std::string& column) { return "TO_JSON_STRING(" + column + ")"; },
       [](const std::string& column) { return "UNIX_MILLIS(" + column + ")"; },
       [](const std::vector<OffsetRange>& ranges) { return unnest_ranges(ranges).first; },
@@ -1286,8 +1291,8 @@ const AuditSql& BigQueryWarehouse::audit_sql() const {
   return sql;
 }
 
-std::vector<std::vector<std::optional<std::string>>> BigQueryWarehouse::select_text(const std::string& sql,
-                                                                                    const std::string& what) {
+std::vector<std::vector<std::optional<std::string>>> BigQueryWarehouse::select_text(
+    const std::string& sql, const std::string& what) {
   return client_->query(sql, {}, location_, what.c_str()).rows;
 }
 

@@ -1003,7 +1003,9 @@ std::string DuckDBWarehouse::audited_table(const std::string& table) const {
 const AuditSql& DuckDBWarehouse::audit_sql() const {
   static const AuditSql sql{
       "VARCHAR",
-      [](const std::string& expr, int64_t by) { return "(" + expr + " // " + std::to_string(by) + ")"; },
+      [](const std::string& expr, int64_t by) {
+        return "(" + expr + " // " + std::to_string(by) + ")";
+      },
       [](const std::string& column) { return "CAST(" + column + " AS VARCHAR)"; },
       [](const std::string& column) { return "epoch_ms(" + column + ")"; },
       [](const std::vector<OffsetRange>& ranges) { return ranges_sql(ranges).first; },
@@ -1012,11 +1014,12 @@ const AuditSql& DuckDBWarehouse::audit_sql() const {
   return sql;
 }
 
-std::vector<std::vector<std::optional<std::string>>> DuckDBWarehouse::select_text(const std::string& sql,
-                                                                                  const std::string& what) {
+std::vector<std::vector<std::optional<std::string>>> DuckDBWarehouse::select_text(
+    const std::string& sql, const std::string& what) {
   duck::Result r;
   if (duckdb_query(conn(), sql.c_str(), r.get()) == DuckDBError)
-    throw duck::make_error(duckdb_result_error_type(r.get()), r.error(), what + " in " + describe());
+    throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),
+                           what + " in " + describe());
   std::vector<std::vector<std::optional<std::string>>> out(r.rows());
   const idx_t columns = r.columns();
   for (idx_t row = 0; row < out.size(); ++row) {

@@ -63,8 +63,8 @@ class DuckDBWarehouse : public Warehouse {
  protected:
   std::string audited_table(const std::string& table) const override;
   const AuditSql& audit_sql() const override;
-  std::vector<std::vector<std::optional<std::string>>> select_text(const std::string& sql,
-                                                                   const std::string& what) override;
+  std::vector<std::vector<std::optional<std::string>>> select_text(
+      const std::string& sql, const std::string& what) override;
 
  private:
   // The connection, opening the file again after idle().

@@ -1037,7 +1037,9 @@ std::string PostgresWarehouse::audited_table(const std::string& table) const {
 const AuditSql& PostgresWarehouse::audit_sql() const {
   static const AuditSql sql{
       "TEXT",
-      [](const std::string& expr, int64_t by) { return "(" + expr + " / " + std::to_string(by) + ")"; },
+      [](const std::string& expr, int64_t by) {
+        return "(" + expr + " / " + std::to_string(by) + ")";
+      },
       [](const std::string& column) { return "CAST(" + column + " AS TEXT)"; },
       [](const std::string& column) {
         return "CAST(floor(extract(epoch FROM " + column + ") * 1000) AS BIGINT)";
@@ -1048,8 +1050,8 @@ const AuditSql& PostgresWarehouse::audit_sql() const {
   return sql;
 }
 
-std::vector<std::vector<std::optional<std::string>>> PostgresWarehouse::select_text(const std::string& sql,
-                                                                                    const std::string& what) {
+std::vector<std::vector<std::optional<std::string>>> PostgresWarehouse::select_text(
+    const std::string& sql, const std::string& what) {
   ensure_connected();
   const auto r = conn_->exec(sql, what.c_str());
   const int rows = PQntuples(r.get()), columns = PQnfields(r.get());
@@ -1058,7 +1060,8 @@ std::vector<std::vector<std::optional<std::string>>> PostgresWarehouse::select_t
     out[row].resize(static_cast<size_t>(columns));
     for (int c = 0; c < columns; ++c)
       if (!PQgetisnull(r.get(), row, c))
-        out[row][c] = std::string(PQgetvalue(r.get(), row, c), static_cast<size_t>(PQgetlength(r.get(), row, c)));
+        out[row][c] = std::string(PQgetvalue(r.get(), row, c),
+                                  static_cast<size_t>(PQgetlength(r.get(), row, c)));
   }
   return out;
 }

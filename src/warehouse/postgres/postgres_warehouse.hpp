@@ -62,8 +62,8 @@ class PostgresWarehouse : public Warehouse {
  protected:
   std::string audited_table(const std::string& table) const override;
   const AuditSql& audit_sql() const override;
-  std::vector<std::vector<std::optional<std::string>>> select_text(const std::string& sql,
-                                                                   const std::string& what) override;
+  std::vector<std::vector<std::optional<std::string>>> select_text(
+      const std::string& sql, const std::string& what) override;
 
  private:
   // OpenMode::worker: the shared hold on the sync's lock that every worker keeps for its life
