@@ -342,7 +342,8 @@ class Reconciler {
       std::shared_ptr<const rows::TypedLayout> typed;
       if (!t.settings.typed_columns.empty())
         typed = std::make_shared<const rows::TypedLayout>(
-            rows::TypedLayout{t.settings.typed_columns, t.typed_sql_types});
+            rows::TypedLayout{t.settings.typed_columns, t.typed_sql_types,
+                            {t.settings.contract.coerce, t.settings.contract.empty_as_null}});
       const size_t slot = batch.table_slot(t.table, t.topic, t.topic_id, typed);
       for (const auto& [partition, offsets] : c.rewrite) {
         if (offsets.empty()) continue;

@@ -41,4 +41,14 @@ struct ColumnSpec {
 // `path` as one text, segments joined with `.` ("address.street"; "(root)" when empty).
 std::string path_text(const std::vector<std::string>& path);
 
+// A column type as a column contract declares it, in SQL's common words (any case): boolean,
+// integer (int, int32), bigint (int64, long), double (float64, float), real (float32),
+// decimal(p,s) (numeric(p,s); 1 <= p <= 38, 0 <= s <= p), text (string, varchar), bytes,
+// date, time, timestamp (timestamptz), json. Sets `out`'s type, precision and scale; returns
+// what is wrong with `text` (naming the words there are), or "" when it is a type.
+std::string parse_declared_type(std::string_view text, ColumnSpec& out);
+
+// The type of `c` in those words ("decimal(12,2)", "timestamp"), for plans.
+std::string declared_type(const ColumnSpec& c);
+
 }  // namespace krow::columns

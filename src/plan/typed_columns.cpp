@@ -76,12 +76,15 @@ void evolve_table(TopicPlan& t, TableSchemas& warehouse,
   auto evolution = columns::evolve_columns(
       existing, planned, [&](const columns::ColumnSpec& c) { return warehouse.column_sql_type(c); },
       t.settings.on_breaking, options.max_name_bytes,
-      t.settings.columns == TypedColumns::infer ? "the sampled values" : "the latest value schema",
+      t.settings.columns == TypedColumns::infer      ? "the sampled values"
+      : t.settings.columns == TypedColumns::contract ? "the column contract"
+                                                     : "the latest value schema",
       [&](const columns::ColumnSpec& c) { return warehouse.column_holds(c); });
   if (!evolution.breaking.empty()) {
     t.error = "table " + t.table + " (topic " + t.topic + "): " +
-              (t.settings.columns == TypedColumns::infer ? "the sampled JSON values have" : "the latest value schema (" +
-                                                                                              t.typed_source + ") has") +
+              (t.settings.columns == TypedColumns::infer      ? std::string("the sampled JSON values have")
+               : t.settings.columns == TypedColumns::contract ? std::string("its column contract has")
+                                                              : "the latest value schema (" + t.typed_source + ") has") +
               " a breaking change for its typed columns: " + evolution.breaking;
     return;
   }
@@ -120,6 +123,29 @@ bool existing_columns(TopicPlan& t, TableSchemas& warehouse,
   }
 }
 
+// The contract's declared columns over `planned` (from the schema or inference): a declared
+// column takes the place of the planned column of its field (or of its name), with the
+// declared name and type, and says in its source what it would have been; the others are
+// added.
+void apply_contract(const ColumnContract& contract, std::vector<columns::ColumnSpec>& planned, const char* by) {
+  for (const auto& declared : contract.columns) {
+    auto it = std::find_if(planned.begin(), planned.end(),
+                           [&](const columns::ColumnSpec& c) { return !c.retired && c.path == declared.path; });
+    if (it == planned.end())
+      it = std::find_if(planned.begin(), planned.end(),
+                        [&](const columns::ColumnSpec& c) { return !c.retired && c.name == declared.name; });
+    if (it == planned.end()) {
+      planned.push_back(declared);
+      continue;
+    }
+    const std::string would = columns::declared_type(*it) + (it->source.empty() ? "" : ", " + it->source);
+    const auto path = it->path;
+    *it = declared;
+    it->path = path;
+    it->source = "contract " + columns::declared_type(declared) + "; " + by + ": " + would;
+  }
+}
+
 columns::ColumnOptions options_of(const TopicPlan& t, const NameRules& names, bool tagged_unions) {
   columns::ColumnOptions options;
   options.tagged_unions = tagged_unions;
@@ -134,12 +160,23 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, TableSchemas& ware
                         bool tagged_unions, const JsonSampler& sample) {
   for (auto& t : plan.topics) {
     if (t.settings.columns == TypedColumns::none || !t.error.empty()) continue;
+    if (t.settings.columns == TypedColumns::contract) {
+      std::optional<std::vector<columns::TableColumn>> existing;
+      if (!existing_columns(t, warehouse, existing)) continue;
+      const auto options = options_of(t, plan.names, tagged_unions);
+      auto declared = t.settings.contract.columns;
+      bind_to_table(t.table, warehouse, existing, declared, options);
+      t.typed_source = "the table's column contract";
+      evolve_table(t, warehouse, declared, existing, options);
+      continue;
+    }
     if (t.settings.columns == TypedColumns::infer) {
       std::optional<std::vector<columns::TableColumn>> existing;
       if (!existing_columns(t, warehouse, existing)) continue;
       const auto samples = sample ? sample(t) : std::vector<std::string>{};
       const auto options = options_of(t, plan.names, tagged_unions);
       auto inferred = columns::infer_json_columns(samples, options);
+      apply_contract(t.settings.contract, inferred.columns, "inferred");
       const auto bindings = bind_to_table(t.table, warehouse, existing, inferred.columns, options);
       t.typed_source = "inferred from " + std::to_string(samples.size()) + " sampled value(s) of this run" +
                        (existing ? " and the table's columns" : "");
@@ -163,6 +200,7 @@ void plan_typed_columns(Plan& plan, SchemaRegistry* registry, TableSchemas& ware
                          std::to_string(s.version) + ", " + schema_type_name(s.type) + " " + s.columns.root;
         std::optional<std::vector<columns::TableColumn>> existing;
         if (!existing_columns(t, warehouse, existing)) break;
+        apply_contract(t.settings.contract, s.columns.columns, "schema");
         bind_to_table(t.table, warehouse, existing, s.columns.columns, options);
         evolve_table(t, warehouse, s.columns.columns, existing, options);
         break;

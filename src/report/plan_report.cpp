@@ -48,8 +48,13 @@ std::string describe_strategy(const TableSettings& s) {
 // A table's typed columns for people: "none (the value as JSON)" or where they come from.
 std::string describe_columns(const TopicPlan& t) {
   if (t.settings.columns == TypedColumns::none) return "";
-  std::string out = t.settings.columns == TypedColumns::infer ? "columns infer" : "columns from_schema";
+  std::string out = t.settings.columns == TypedColumns::infer      ? "columns infer"
+                    : t.settings.columns == TypedColumns::contract ? "columns from the contract"
+                                                                   : "columns from_schema";
   if (t.settings.nested == NestedColumns::json) out += " (nested values as JSON)";
+  if (t.settings.contract.given)
+    out += std::string("; contract: enforce ") + (t.settings.contract.coerce ? "coerce" : "strict") +
+           ", empty strings " + (t.settings.contract.empty_as_null ? "NULL" : "kept");
   if (!t.typed_source.empty())
     out += ": " + t.typed_source + ", " + std::to_string(t.settings.typed_columns.size()) + " typed column(s)";
   else if (t.error.empty()) out += ": not planned yet";
@@ -62,8 +67,19 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
     return;
   }
   w.key("typed_columns").begin_object();
-  w.field("from", t.settings.columns == TypedColumns::infer ? "infer" : "schema").field("nested", t.settings.nested == NestedColumns::json ? "json" : "flatten");
+  w.field("from", t.settings.columns == TypedColumns::infer      ? "infer"
+                  : t.settings.columns == TypedColumns::contract ? "contract"
+                                                                 : "schema").field("nested", t.settings.nested == NestedColumns::json ? "json" : "flatten");
   w.field("source", t.typed_source);
+  w.key("contract");
+  if (!t.settings.contract.given) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.field("enforce", t.settings.contract.coerce ? "coerce" : "strict");
+    w.field("empty_strings", t.settings.contract.empty_as_null ? "null" : "keep");
+    w.end_object();
+  }
   w.key("columns").begin_array();
   for (size_t i = 0; i < t.settings.typed_columns.size(); ++i) {
     const auto& c = t.settings.typed_columns[i];
@@ -71,6 +87,7 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
     w.field("type", i < t.typed_sql_types.size() ? t.typed_sql_types[i] : std::string());
     w.field("column_type", column_type_name(c.type)).field("nullable", c.nullable);
     w.field("retired", c.retired);
+    w.field("source", c.source);
     w.key("path").begin_array();
     for (const auto& p : c.path) w.value(p);
     w.end_array().end_object();
@@ -84,8 +101,11 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
 }
 
 // A typed column's path for people, or why a kept column is NULL from now on.
+// A column the contract declares says so, and what the schema or inference would have made it.
 std::string column_source(const columns::ColumnSpec& c) {
-  return c.retired ? "no longer filled: NULL in new rows" : columns::path_text(c.path);
+  if (c.retired) return "no longer filled: NULL in new rows";
+  const bool declared = c.source.rfind("contract", 0) == 0;
+  return columns::path_text(c.path) + (declared ? "; " + c.source : "");
 }
 
 // A typed column change for people.

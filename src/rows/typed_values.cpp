@@ -261,6 +261,62 @@ bool fill(const Scalar& v, const columns::ColumnSpec& spec, TypedCell& c, std::s
   return false;
 }
 
+// A column contract's `enforce: coerce`: `v` converted into `spec`'s type where nothing is
+// lost, after fill() found it does not fit as it is. False when it cannot be.
+bool coerce(const Scalar& v, const columns::ColumnSpec& spec, TypedCell& c, std::string& arena) {
+  const bool is_string = v.kind == Scalar::Kind::string;
+  switch (spec.type) {
+    case ColumnType::boolean:
+      if (is_string && (v.text == "true" || v.text == "false")) {
+        c.a = v.text == "true";
+        c.present = true;
+        return true;
+      }
+      if (v.kind == Scalar::Kind::number && (v.text == "0" || v.text == "1")) {
+        c.a = v.text == "1";
+        c.present = true;
+        return true;
+      }
+      return false;
+    case ColumnType::int32:
+    case ColumnType::int64:
+    case ColumnType::uint64:
+    case ColumnType::float32:
+    case ColumnType::float64: {
+      // A string that is a JSON number ("12", "-3.5e2"), read as that number.
+      if (!is_string || classify_json_number(v.text) == JsonNumber::big_integer) return false;
+      double d;
+      if (!parse_real(v.text, d)) return false;
+      const Scalar number{Scalar::Kind::number, v.text, false, v.text};
+      return fill(number, spec, c, arena);
+    }
+    case ColumnType::decimal: {
+      if (v.kind != Scalar::Kind::number) return false;
+      Int128 d;
+      if (!parse_decimal(v.text, spec.precision, spec.scale, d)) return false;
+      const auto u = static_cast<UInt128>(d);
+      c.a = static_cast<int64_t>(static_cast<uint64_t>(u));
+      c.b = static_cast<int64_t>(static_cast<uint64_t>(u >> 64));
+      c.present = true;
+      return true;
+    }
+    case ColumnType::text:
+      if (is_string) return false;
+      append_text(c, v.raw, arena);  // a number's or a boolean's JSON text
+      return true;
+    case ColumnType::timestamp: {
+      // A date alone ("2026-03-01"): its midnight, UTC.
+      int64_t days;
+      if (!is_string || !parse_date(v.text, days)) return false;
+      c.a = days * 86'400'000'000;
+      c.present = true;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 constexpr size_t kNoteValueBytes = 64;  // of a misfit value, in its decode_error note
 
 void add_note(std::string& notes, const columns::ColumnSpec& spec, const std::string& label,
@@ -344,8 +400,8 @@ bool parse_timestamp(std::string_view s, int64_t& micros) {
 }
 
 TypedLayout::TypedLayout(std::vector<columns::ColumnSpec> columns_,
-                         std::vector<std::string> labels_)
-    : columns(std::move(columns_)), labels(std::move(labels_)), tree(1) {
+                         std::vector<std::string> labels_, ValuePolicy policy_)
+    : columns(std::move(columns_)), labels(std::move(labels_)), policy(policy_), tree(1) {
   for (uint32_t i = 0; i < columns.size(); ++i) {
     if (columns[i].retired) continue;
     uint32_t node = 0;
@@ -506,7 +562,10 @@ class Walk {
     for (uint32_t c : layout_.tree[node].columns) {
       if (b_.done[c]) continue;
       b_.done[c] = 1;
-      if (!fill(s, layout_.columns[c], cells_[c], arena_)) {
+      const auto& policy = layout_.policy;
+      if (policy.empty_as_null && s.kind == Scalar::Kind::string && s.text.empty()) continue;  // NULL
+      if (!fill(s, layout_.columns[c], cells_[c], arena_) &&
+          !(policy.coerce && coerce(s, layout_.columns[c], cells_[c] = TypedCell{}, arena_))) {
         cells_[c] = TypedCell{};
         note(c, s.raw);
       }

@@ -22,15 +22,26 @@ namespace krow::rows {
 __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 UInt128;
 
+// How a table's values meet its typed columns (its column contract, `contract:`).
+struct ValuePolicy {
+  // Converted first where nothing is lost, rather than a misfit: a string of a number into a
+  // number column, a number or boolean into text (its JSON text), "true"/"false" (and 0/1)
+  // into a boolean, a number into a decimal, a date alone into a timestamp (its midnight, UTC).
+  bool coerce = false;
+  // "" is NULL in every typed column (no note), rather than "" in text and a misfit elsewhere.
+  bool empty_as_null = false;
+};
+
 // The typed columns of one table, in plan order, and their paths as a tree, so that one pass
 // over a value fills them all.
 struct TypedLayout {
-  explicit TypedLayout(std::vector<columns::ColumnSpec> columns,
-                       std::vector<std::string> labels = {});
+  explicit TypedLayout(std::vector<columns::ColumnSpec> columns, std::vector<std::string> labels = {},
+                       ValuePolicy policy = {});
 
   const std::vector<columns::ColumnSpec> columns;
   // Per column: its type as the warehouse names it ("DECIMAL(12,2)"), for decode_error notes.
   const std::vector<std::string> labels;
+  const ValuePolicy policy;
 
   // One field name of the paths; node 0 is the value's root.
   struct Node {

@@ -352,7 +352,8 @@ void SyncRun::prepare(kafka::Client& client) {
     std::shared_ptr<const rows::TypedLayout> typed;
     if (t.created && !tp.settings.typed_columns.empty())
       typed = std::make_shared<const rows::TypedLayout>(
-          rows::TypedLayout{tp.settings.typed_columns, tp.typed_sql_types});
+          rows::TypedLayout{tp.settings.typed_columns, tp.typed_sql_types,
+                            {tp.settings.contract.coerce, tp.settings.contract.empty_as_null}});
     slots_.push_back(
         t.created ? batch_->table_slot(tp.table, tp.topic, tp.topic_id, std::move(typed)) : 0);
   }

@@ -23,6 +23,22 @@ enum class TypedColumns {
   none,         // the metadata columns alone, the value as JSON (the default)
   from_schema,  // planned from the topic's latest value schema (subject <topic>-value)
   infer,        // picked from a sample of the plain JSON values each run reads (columns/json_inference)
+  contract,     // the columns the table's column contract declares, and no others (`contract:` alone)
+};
+
+// A table's column contract (`contract:`): typed columns declared by name and type, for plain
+// JSON or over what the schema or inference would give, and how values meet every typed
+// column of the table.
+struct ColumnContract {
+  bool given = false;  // the table's rule has a `contract:`
+  // Declared: name, path (default: the name as a top-level field), type (with precision and
+  // scale for decimals); `source` is "contract <type>" ("contract decimal(12,2)").
+  std::vector<columns::ColumnSpec> columns;
+  // enforce: strict (a value that does not fit is NULL with a note in decode_error) or
+  // coerce (converted first where nothing is lost: "12" into an integer, 12 into text).
+  bool coerce = false;
+  // empty_strings: keep ("" is "" in text columns, a misfit elsewhere) or null ("" is NULL).
+  bool empty_as_null = false;
 };
 
 // How typed columns hold nested records, messages and objects (`nested:`).
@@ -36,6 +52,7 @@ struct TableSettings {
   std::vector<std::string> unique_key;  // latest_by_key: top-level value fields that identify a row; empty: the Kafka key
   bool keep_tombstones = false;         // latest_by_key: a tombstone stays as its key's row instead of deleting it
   TypedColumns columns = TypedColumns::none;
+  ColumnContract contract;
   NestedColumns nested = NestedColumns::flatten;
   // columns: from_schema: the typed columns planned for the table (plan_typed_columns of
   // plan/typed_columns fills them after planning), after the metadata columns in this order.

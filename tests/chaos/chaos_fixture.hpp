@@ -199,6 +199,14 @@ class Chaos : public SyncTest {
     return all;
   }
 
+  // krow audit, run as a user would after the chaos, proves every table: each retained message
+  // once, and a sample of them decoded again equal to their rows.
+  void expect_audit_proves(const std::string& manifest) {
+    const auto r = krow({"audit", manifest, "--sample", "2000", "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("\"clean\":true"), std::string::npos) << r.out;
+  }
+
   void expect_exact(const Tally& t) {
     EXPECT_GT(t.expected, 0);
     EXPECT_EQ(t.found, t.expected);

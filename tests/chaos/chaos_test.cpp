@@ -33,6 +33,7 @@ TEST_F(Chaos, KillNineDuringASyncAndAFullResync) {
   sync_ok(manifest);
   const auto after_sync = tally(topics);
   expect_exact(after_sync);
+  expect_audit_proves(manifest);
   report("kill -9 during one sync (JSON, Avro via registry, transactional)", landed, after_sync);
   EXPECT_GE(landed, kills / 2) << "most kills should land while krow runs";
 
@@ -41,6 +42,7 @@ TEST_F(Chaos, KillNineDuringASyncAndAFullResync) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto after_resync = tally(topics);
   expect_exact(after_resync);
+  expect_audit_proves(manifest);
   report("kill -9 during a full resync", resync_landed, after_resync);
 }
 
@@ -256,6 +258,7 @@ TEST_F(Chaos, ContinuousSyncKilledAndRestartedDuringSteadyProduction) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   const auto t = tally(topics);
   expect_exact(t);
+  expect_audit_proves(manifest);
   EXPECT_GE(landed, kills - 1) << "most kills should land while krow runs";
   report("kill -9 of a continuous sync during steady production, restarted at once", landed, t);
 }

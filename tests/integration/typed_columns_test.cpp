@@ -710,6 +710,105 @@ TEST_P(TypedColumns, InferenceReadsIntegersBeyond64BitsIntoAJsonColumn) {
             (Rows{{"4", "1180591620717411303424", std::nullopt}, {"5", "1", std::nullopt}}));
 }
 
+// Column contracts (`contract:`) on plain JSON: the declared columns and types in the catalog,
+// values that fit stored, misfits (strict) NULL with a note and counted by a decode-error
+// gate; with `enforce: coerce` the lossless ones converted, and `empty_strings: null`.
+TEST_P(TypedColumns, AColumnContractTypesPlainJsonStrictlyOrCoercing) {
+  const auto topic = make_topic("contract");
+  {
+    Producer p(bootstrap_);
+    p.send(topic, Record{std::nullopt, std::string(R"({"id": 1, "amount": "12.50", "at": "2026-03-01T10:00:00Z", "note": "a"})")});
+    p.send(topic, Record{std::nullopt, std::string(R"({"id": "x", "amount": 7.25, "at": "2026-03-01", "note": 5})")});
+    p.send(topic, Record{std::nullopt, std::string(R"({"id": "3", "amount": "7", "note": ""})")});
+    p.flush();
+  }
+  const std::string contract = "    contract:\n      columns:\n        order_id: {type: bigint, from: id}\n        amount: decimal(12,2)\n"
+                               "        placed_at: {type: timestamp, from: at}\n        note: text\n";
+  const auto strict = write_manifest(
+      {topic}, "tables:\n  \"" + topic + "\":\n" + contract +
+                   "quality:\n  gates:\n    - {id: contract, type: max_decode_errors, max: 0, severity: error}\n");
+  const auto plan = krow({"plan", strict});
+  EXPECT_NE(plan.out.find("columns from the contract; contract: enforce strict, empty strings kept"), std::string::npos)
+      << plan.out;
+  EXPECT_NE(plan.out.find("amount " + krow_type(L::decimal, 12, 2) + "  (amount; contract decimal(12,2))"),
+            std::string::npos)
+      << plan.out;
+  // The gate counts the misfits: the run is committed (per batch) and exits 4.
+  auto r = krow({"sync", strict});
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  const auto table = table_of(topic);
+  const auto types = probe().column_types(table);
+  EXPECT_EQ(types.at("order_id"), catalog_type(L::int64));
+  EXPECT_EQ(types.at("amount"), catalog_type(L::decimal, 12, 2));
+  EXPECT_EQ(types.at("placed_at"), catalog_type(L::timestamp));
+  EXPECT_EQ(types.at("note"), catalog_type(L::text));
+  const auto rows = rows_of("SELECT CAST(order_id AS BIGINT), " + decimal_text("amount", 2) + ", " + epoch_ms("placed_at") +
+                            ", note, decode_error FROM " + target(table) + " ORDER BY kafka_offset");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], (std::vector<Cell>{"1", "12.50", "1772359200000", "a", std::nullopt}));
+  // Strict: none of the second message's values is its column's type as it is.
+  EXPECT_EQ(rows[1][0], std::nullopt);
+  EXPECT_EQ(rows[1][1], std::nullopt);
+  EXPECT_EQ(rows[1][2], std::nullopt);
+  EXPECT_EQ(rows[1][3], std::nullopt);
+  ASSERT_TRUE(rows[1][4]);
+  for (const auto* column : {"column order_id", "column amount", "column placed_at", "column note"})
+    EXPECT_NE(rows[1][4]->find(column), std::string::npos) << *rows[1][4];
+  // "3" is how decoders write 64-bit integers: strict takes it; "" stays "" in text.
+  EXPECT_EQ(rows[2], (std::vector<Cell>{"3", "7.00", std::nullopt, "", std::nullopt}));
+
+  // The same messages through a coercing contract that reads "" as NULL.
+  const auto coerce = write_manifest(
+      {topic}, "tables:\n  \"" + topic + "\":\n" + contract + "      enforce: coerce\n      empty_strings: null\n",
+      "coerce.yaml");
+  r = krow({"plan", coerce});
+  EXPECT_NE(r.out.find("contract: enforce coerce, empty strings NULL"), std::string::npos) << r.out;
+  probe().execute("DROP TABLE " + target(table));
+  probe().set_position(topic, 0, 0);
+  r = krow({"sync", coerce});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto coerced = rows_of("SELECT CAST(order_id AS BIGINT), " + decimal_text("amount", 2) + ", " + epoch_ms("placed_at") +
+                               ", note, decode_error FROM " + target(table) + " ORDER BY kafka_offset");
+  ASSERT_EQ(coerced.size(), 3u);
+  // "x" is no number whatever the mode; 7.25, the date alone and 5 convert losslessly.
+  EXPECT_EQ(coerced[1][0], std::nullopt);
+  EXPECT_EQ(coerced[1][1], Cell("7.25"));
+  EXPECT_EQ(coerced[1][2], Cell("1772323200000"));
+  EXPECT_EQ(coerced[1][3], Cell("5"));
+  ASSERT_TRUE(coerced[1][4]);
+  EXPECT_NE(coerced[1][4]->find("column order_id"), std::string::npos) << *coerced[1][4];
+  EXPECT_EQ(coerced[1][4]->find("column amount"), std::string::npos) << *coerced[1][4];
+  EXPECT_EQ(coerced[2][3], std::nullopt);  // empty_strings: null
+}
+
+// A contract over a schema's columns: the declared type replaces the schema's mapping (a
+// string field as a timestamp), and plan shows both.
+TEST_P(TypedColumns, AContractOverridesWhatTheSchemaWouldGive) {
+  const auto topic = make_topic("contract-schema");
+  {
+    Producer p(bootstrap_);
+    p.send(topic, Record{std::nullopt, std::string(R"({"id": 1, "seen": "2026-03-01T10:00:00Z"})")});
+    p.send(topic, Record{std::nullopt, std::string(R"({"id": 2, "seen": "soon"})")});
+    p.flush();
+  }
+  const auto manifest = write_manifest(
+      {topic}, "tables:\n  \"" + topic + "\":\n    columns: infer\n    contract: {columns: {seen: timestamp}}\n");
+  const auto plan = krow({"plan", manifest});
+  EXPECT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  EXPECT_NE(plan.out.find("(seen; contract timestamp; inferred: text"), std::string::npos) << plan.out;
+  sync_ok(manifest);
+  const auto table = table_of(topic);
+  const auto types = probe().column_types(table);
+  EXPECT_EQ(types.at("seen"), catalog_type(L::timestamp));
+  EXPECT_EQ(types.at("value__id"), catalog_type(L::int64));
+  const auto rows = rows_of("SELECT " + epoch_ms("seen") + ", decode_error FROM " + target(table) + " ORDER BY kafka_offset");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], Cell("1772359200000"));
+  EXPECT_EQ(rows[1][0], std::nullopt);
+  ASSERT_TRUE(rows[1][1]);
+  EXPECT_NE(rows[1][1]->find("column seen"), std::string::npos) << *rows[1][1];
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, TypedColumns, KROW_ENGINES);
 
 }  // namespace

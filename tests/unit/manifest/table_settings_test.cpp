@@ -86,5 +86,62 @@ TEST(TableSettings, OnBreaking) {
   EXPECT_THAT(refusal("tables: {a: {on_breaking: variant}}"), HasSubstr("on_breaking applies to typed columns only"));
 }
 
+TEST(TableSettings, AColumnContractDeclaresColumnsAndHowValuesMeetThem) {
+  const auto m = with_tables(R"(tables:
+  orders:
+    contract:
+      enforce: coerce
+      empty_strings: null
+      columns:
+        amount: decimal(12, 2)
+        created_at: {type: TimestampTZ, from: meta.created}
+        note: text
+  "payments.*":
+    columns: from_schema
+    contract: {columns: {paid_at: timestamp}}
+  events:
+    columns: infer
+    contract: {enforce: strict}
+)");
+  const auto orders = settings_for(m.tables, "orders");
+  EXPECT_EQ(orders.columns, TypedColumns::contract);
+  EXPECT_TRUE(orders.contract.given);
+  EXPECT_TRUE(orders.contract.coerce);
+  EXPECT_TRUE(orders.contract.empty_as_null);
+  ASSERT_EQ(orders.contract.columns.size(), 3u);
+  EXPECT_EQ(orders.contract.columns[0].name, "amount");
+  EXPECT_EQ(orders.contract.columns[0].type, ColumnType::decimal);
+  EXPECT_EQ(orders.contract.columns[0].precision, 12);
+  EXPECT_EQ(orders.contract.columns[0].scale, 2);
+  EXPECT_EQ(orders.contract.columns[0].path, (std::vector<std::string>{"amount"}));
+  EXPECT_EQ(orders.contract.columns[1].type, ColumnType::timestamp);
+  EXPECT_EQ(orders.contract.columns[1].path, (std::vector<std::string>{"meta", "created"}));
+  EXPECT_EQ(settings_for(m.tables, "payments.eu").columns, TypedColumns::from_schema);
+  EXPECT_FALSE(settings_for(m.tables, "payments.eu").contract.coerce);
+  EXPECT_EQ(settings_for(m.tables, "events").columns, TypedColumns::infer);
+  EXPECT_TRUE(settings_for(m.tables, "events").contract.columns.empty());
+}
+
+TEST(TableSettings, AContractThatCannotBeHonouredIsRefusedByLine) {
+  EXPECT_THAT(refusal("tables: {a: {contract: {columns: {amount: money}}}}"),
+              HasSubstr("'money' is no column type: write boolean, integer, bigint"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {columns: {amount: 'decimal(40,2)'}}}}"),
+              HasSubstr("decimal needs a precision from 1 to 38"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {columns: {Amount: text}}}}"),
+              HasSubstr("a column name is lower-case letters, digits and _"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {columns: {key: text}}}}"), HasSubstr("is one of krow's metadata columns"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {columns: {x: {type: text, from: a..b}}}}}"),
+              HasSubstr("from must be field names joined by dots"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {enforce: lenient, columns: {x: text}}}}"),
+              HasSubstr("'enforce' must be one of strict, coerce"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {empty_strings: drop, columns: {x: text}}}}"),
+              HasSubstr("'empty_strings' must be one of keep, null"));
+  EXPECT_THAT(refusal("tables: {a: {columns: none, contract: {columns: {x: text}}}}"),
+              HasSubstr("columns: none leaves the table without typed columns"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {enforce: coerce}}}"),
+              HasSubstr("a contract without columns applies to typed columns only"));
+  EXPECT_THAT(refusal("tables: {a: {contract: {columns: {x: text}, checks: 1}}}"), HasSubstr("checks"));
+}
+
 }  // namespace
 }  // namespace krow

@@ -310,5 +310,45 @@ TEST(TypedValues, IntegersFromNumbersAndDigitStrings) {
   EXPECT_THAT(e.notes, HasSubstr("column c (int64): got 1.5"));
 }
 
+// A column contract's `enforce: coerce`: values converted where nothing is lost; what would
+// lose something is still a misfit with its note.
+TEST(TypedValues, CoerceConvertsWhereNothingIsLost) {
+  const TypedLayout layout({col("n", ColumnType::int64, {"n"}), col("d", ColumnType::float64, {"d"}),
+                            col("b", ColumnType::boolean, {"b"}), col("t", ColumnType::text, {"t"}),
+                            col("m", ColumnType::decimal, {"m"}, 12, 2), col("at", ColumnType::timestamp, {"at"})},
+                           {}, ValuePolicy{.coerce = true});
+  auto e = run(layout, R"({"n": "12.0", "d": "3.5", "b": "true", "t": 42, "m": 19.99, "at": "2026-01-02"})");
+  EXPECT_EQ(e.notes, "");
+  EXPECT_EQ(e.cells[0].a, 12);
+  EXPECT_EQ(e.cells[1].real(), 3.5);
+  EXPECT_EQ(e.cells[2].a, 1);
+  EXPECT_EQ(e.cells[3].text(e.arena), "42");
+  EXPECT_EQ(static_cast<int64_t>(e.cells[4].decimal()), 1999);
+  EXPECT_EQ(e.cells[5].a, 1767312000000000);
+  e = run(layout, R"({"n": "12.5", "b": "yes", "m": 1.234, "at": "yesterday"})");
+  for (int i : {0, 2, 4, 5}) EXPECT_FALSE(e.cells[i].present) << i;
+  EXPECT_THAT(e.notes, HasSubstr("column n (int64): got \"12.5\""));
+  EXPECT_THAT(e.notes, HasSubstr("column m (decimal): got 1.234"));
+  // Strict (the default) takes none of them.
+  const TypedLayout strict({col("d", ColumnType::float64, {"d"}), col("t", ColumnType::text, {"t"})});
+  e = run(strict, R"({"d": "3.5", "t": 42})");
+  EXPECT_FALSE(e.cells[0].present);
+  EXPECT_FALSE(e.cells[1].present);
+  EXPECT_THAT(e.notes, HasSubstr("column t (text): got 42"));
+}
+
+TEST(TypedValues, EmptyStringsAreNullOrKeptAsTheContractSays) {
+  const std::vector<ColumnSpec> columns{col("t", ColumnType::text, {"t"}), col("n", ColumnType::int64, {"n"})};
+  auto e = run(TypedLayout(columns, {}, ValuePolicy{.empty_as_null = true}), R"({"t": "", "n": ""})");
+  EXPECT_FALSE(e.cells[0].present);
+  EXPECT_FALSE(e.cells[1].present);
+  EXPECT_EQ(e.notes, "");
+  e = run(TypedLayout(columns), R"({"t": "", "n": ""})");
+  EXPECT_TRUE(e.cells[0].present);
+  EXPECT_EQ(e.cells[0].text(e.arena), "");
+  EXPECT_FALSE(e.cells[1].present);
+  EXPECT_THAT(e.notes, HasSubstr("column n (int64): got \"\""));
+}
+
 }  // namespace
 }  // namespace krow::rows
