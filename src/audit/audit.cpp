@@ -49,16 +49,7 @@ struct Window {
 class Auditor {
  public:
   Auditor(const Manifest& manifest, Warehouse& warehouse, const Options& options)
-      : manifest_(manifest),
-        warehouse_(warehouse),
-        options_(options),
-        client_(manifest.source, kafka::ClientOptions{.client_id = "krow-audit"}),
-        schemas_(manifest.registry.configured()
-                     ? std::make_unique<DecoderCache>(
-                           manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
-                     : nullptr),
-        rows_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)},
-              schemas_.get()) {}
+      : manifest_(manifest), warehouse_(warehouse), options_(options), decoding_(manifest, "krow-audit") {}
 
   Report run() {
     const auto t0 = std::chrono::steady_clock::now();
@@ -325,15 +316,22 @@ class Auditor {
   const Manifest& manifest_;
   Warehouse& warehouse_;
   const Options& options_;
-  kafka::Client client_;
-  std::unique_ptr<DecoderCache> schemas_;
-  RowBuilder rows_;
+  Decoding decoding_;
+  kafka::Client& client_ = decoding_.client;
+  RowBuilder& rows_ = decoding_.rows;
   RowBatch batch_;
   std::vector<const TopicPlan*> plans_;  // of report.tables, in order
   std::optional<std::vector<Position>> positions_now_;
 };
 
 }  // namespace
+
+Decoding::Decoding(const Manifest& manifest, const std::string& client_id)
+    : client(manifest.source, kafka::ClientOptions{.client_id = client_id}),
+      schemas(manifest.registry.configured()
+                  ? std::make_unique<DecoderCache>(manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
+                  : nullptr),
+      rows(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)}, schemas.get()) {}
 
 std::vector<const TopicPlan*> select_tables(const Plan& plan, const std::vector<std::string>& names,
                                             const std::string& sync_id) {

@@ -8,11 +8,15 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "kafka/client.hpp"
 #include "kafka/errors.hpp"
 #include "kafka/message.hpp"
 #include "kafka/reader.hpp"
 #include "plan/plan.hpp"
+#include "registry/decoder_cache.hpp"
+#include "sync/row_builder.hpp"
 #include "util/error.hpp"
 #include "util/ids.hpp"
 
@@ -22,6 +26,16 @@ namespace krow::audit {
 // Throws Error(config) for a name that is neither, listing the sync's tables.
 std::vector<const TopicPlan*> select_tables(const Plan& plan, const std::vector<std::string>& names,
                                             const std::string& sync_id);
+
+// What reads messages again and decodes them as a sync does: a Kafka client of its own (no
+// group, read_committed), the registry's decoders cached by schema ID (none without a
+// registry), and the row builder.
+struct Decoding {
+  Decoding(const Manifest& manifest, const std::string& client_id);
+  kafka::Client client;
+  std::unique_ptr<DecoderCache> schemas;
+  RowBuilder rows;
+};
 
 // How long reading a range may make no progress before the audit gives up (as an outage).
 inline constexpr auto kStall = std::chrono::seconds(60);

@@ -100,16 +100,7 @@ struct Comparison {
 class Reconciler {
  public:
   Reconciler(const Manifest& manifest, Warehouse& warehouse, const ReconcileOptions& options)
-      : manifest_(manifest),
-        warehouse_(warehouse),
-        options_(options),
-        client_(manifest.source, kafka::ClientOptions{.client_id = "krow-reconcile"}),
-        schemas_(manifest.registry.configured()
-                     ? std::make_unique<DecoderCache>(
-                           manifest.registry, DecodeOptions{manifest.registry.tagged_unions})
-                     : nullptr),
-        rows_(DecoderOptions{static_cast<size_t>(manifest.limits.max_value_bytes)},
-              schemas_.get()) {}
+      : manifest_(manifest), warehouse_(warehouse), options_(options), decoding_(manifest, "krow-reconcile") {}
 
   ReconcileReport run() {
     const auto t0 = std::chrono::steady_clock::now();
@@ -383,9 +374,9 @@ class Reconciler {
   const Manifest& manifest_;
   Warehouse& warehouse_;
   const ReconcileOptions& options_;
-  kafka::Client client_;
-  std::unique_ptr<DecoderCache> schemas_;
-  RowBuilder rows_;
+  Decoding decoding_;
+  kafka::Client& client_ = decoding_.client;
+  RowBuilder& rows_ = decoding_.rows;
 };
 
 }  // namespace

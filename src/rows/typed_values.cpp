@@ -177,6 +177,13 @@ void set_real(TypedCell& c, double d) {
   c.present = true;
 }
 
+void set_decimal(TypedCell& c, Int128 d) {
+  const auto u = static_cast<UInt128>(d);
+  c.a = static_cast<int64_t>(static_cast<uint64_t>(u));
+  c.b = static_cast<int64_t>(static_cast<uint64_t>(u >> 64));
+  c.present = true;
+}
+
 void append_text(TypedCell& c, std::string_view text, std::string& arena) {
   c.a = static_cast<int64_t>(arena.size());
   c.b = static_cast<int64_t>(text.size());
@@ -231,10 +238,7 @@ bool fill(const Scalar& v, const columns::ColumnSpec& spec, TypedCell& c, std::s
     case ColumnType::decimal: {
       Int128 d;
       if (!is_string || !parse_decimal(v.text, spec.precision, spec.scale, d)) return false;
-      const auto u = static_cast<UInt128>(d);
-      c.a = static_cast<int64_t>(static_cast<uint64_t>(u));
-      c.b = static_cast<int64_t>(static_cast<uint64_t>(u >> 64));
-      c.present = true;
+      set_decimal(c, d);
       return true;
     }
     case ColumnType::text:
@@ -291,13 +295,9 @@ bool coerce(const Scalar& v, const columns::ColumnSpec& spec, TypedCell& c, std:
       return fill(number, spec, c, arena);
     }
     case ColumnType::decimal: {
-      if (v.kind != Scalar::Kind::number) return false;
       Int128 d;
-      if (!parse_decimal(v.text, spec.precision, spec.scale, d)) return false;
-      const auto u = static_cast<UInt128>(d);
-      c.a = static_cast<int64_t>(static_cast<uint64_t>(u));
-      c.b = static_cast<int64_t>(static_cast<uint64_t>(u >> 64));
-      c.present = true;
+      if (v.kind != Scalar::Kind::number || !parse_decimal(v.text, spec.precision, spec.scale, d)) return false;
+      set_decimal(c, d);
       return true;
     }
     case ColumnType::text:

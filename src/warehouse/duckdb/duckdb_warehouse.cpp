@@ -1,5 +1,7 @@
 #include "warehouse/duckdb/duckdb_warehouse.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -1016,6 +1018,15 @@ const AuditSql& DuckDBWarehouse::audit_sql() const {
 
 std::vector<std::vector<std::optional<std::string>>> DuckDBWarehouse::select_text(
     const std::string& sql, const std::string& what) {
+  // The audit's aggregates count distinct offsets over whole tables: memory that grows with
+  // the table (about 40 bytes a row), far beyond the batch-sized limit a sync writes with.
+  // They get DuckDB's own default: 80% of the machine's memory.
+  if (!audit_memory_) {
+    const auto bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    const auto mib = std::max<int64_t>(256, static_cast<int64_t>(bytes * 0.8 / (1 << 20)));
+    exec("SET memory_limit = '" + std::to_string(mib) + "MB'", "lifting the memory limit for the audit");
+    audit_memory_ = true;
+  }
   duck::Result r;
   if (duckdb_query(conn(), sql.c_str(), r.get()) == DuckDBError)
     throw duck::make_error(duckdb_result_error_type(r.get()), r.error(),

@@ -144,6 +144,7 @@ class DuckDBWarehouse : public Warehouse {
   // lock, however the object ends (a constructor that throws too).
   duck::Database db_;
   duck::Connection conn_;
+  bool audit_memory_ = false;  // select_text() lifted the memory limit
   bool released_ = false;   // idle() closed the file; conn() opens it again
   bool has_state_ = false;  // whether krow's state schema exists (read-only opens may lack it)
   bool has_bindings_ =
