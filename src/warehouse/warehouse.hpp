@@ -1,16 +1,18 @@
 #pragma once
 // The warehouse interface, split by role: krow's state (StateStore), what the engine makes of
-// typed columns (TableSchemas) and how rows reach it (BatchWriter). An adapter implements all
-// three in one object that owns everything touching its engine: DDL and type mapping (of the
-// row contract in contract/ and of typed columns), the batch write, krow's state and the lock
-// that keeps two syncs of one sync ID apart. Nothing outside warehouse/ writes SQL, and the
-// rest of krow never knows which engine it talks to: code that needs one role takes that
-// role. What an engine can do is its Engine's capabilities (warehouse/engine.hpp).
+// typed columns (TableSchemas), how rows reach it (BatchWriter) and what it makes of a table's
+// physical design (TableDesigns). An adapter implements all of them in one object that owns
+// everything touching its engine: DDL and type mapping (of the row contract in contract/ and
+// of typed columns), the batch write, krow's state and the lock that keeps two syncs of one
+// sync ID apart. Nothing outside warehouse/ writes SQL, and the rest of krow never knows which
+// engine it talks to: code that needs one role takes that role. What an engine can do is its
+// Engine's capabilities (warehouse/engine.hpp).
 //
 // Thread: one thread at a time per object.
 
 #include "warehouse/batch_writer.hpp"
 #include "warehouse/state_store.hpp"
+#include "warehouse/table_designs.hpp"
 #include "warehouse/table_schemas.hpp"
 #include "warehouse/warehouse_config.hpp"
 
@@ -23,6 +25,9 @@ namespace krow {
 // workers out while it runs. Only the epoch fence keeps workers' commits apart.
 enum class OpenMode { read_only, write, worker };
 
-class Warehouse : public StateStore, public TableSchemas, public BatchWriter {};
+class Warehouse : public StateStore,
+                  public TableSchemas,
+                  public BatchWriter,
+                  public TableDesigns {};
 
 }  // namespace krow
