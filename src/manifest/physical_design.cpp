@@ -22,7 +22,7 @@ struct DesignKey {
 constexpr DesignKey kKeys[] = {
     {"partition_by", "time partitioning", &DesignCapabilities::partition_by},
     {"cluster_by", "clustering", &DesignCapabilities::cluster_by},
-    {"indexes", "indexes", &DesignCapabilities::indexes},
+    {"indexes", "secondary indexes", &DesignCapabilities::indexes},
     {"sort_by", "a sort order", &DesignCapabilities::sort_by},
 };
 

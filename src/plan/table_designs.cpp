@@ -22,14 +22,12 @@ void plan_table_designs(Plan& plan, TableDesigns& warehouse, const WarehouseCapa
 
 std::string unapplied_design_note(const TopicPlan& t) {
   if (t.design.changes.empty()) return {};
-  std::string changes, costs;
-  for (const auto& c : t.design.changes) {
-    changes += (changes.empty() ? "" : "; ") + c.what;
-    if (!c.cost.empty()) costs += (costs.empty() ? "" : "; ") + c.cost;
-  }
+  std::string changes;
+  for (const auto& c : t.design.changes)
+    changes += (changes.empty() ? "" : "; ") + c.what + (c.cost.empty() ? "" : " (" + c.cost + ")");
   return "table " + t.table + " (topic " + t.topic + "): its physical design (" + t.design.current +
          ") is not the manifest's; left as it is. `krow sync --apply-design` would: " + changes +
-         (costs.empty() ? "" : " (" + costs + ")") + "; `krow plan` shows the DDL";
+         "; `krow plan` shows the DDL";
 }
 
 }  // namespace krow

@@ -102,17 +102,19 @@ TEST(PhysicalDesign, AnEngineRefusesAnotherEnginesKeysNamingWhoTakesThemAndItsOw
   EXPECT_THAT(refusal(kDuckDB, "  t: {partition_by: day}\n"),
               HasSubstr("partition_by (time partitioning) is not "
                         "taken by DuckDB (BigQuery takes it)"));
-  EXPECT_THAT(refusal(kDuckDB, "  t: {indexes: [key]}\n"),
-              HasSubstr("indexes (indexes) is not taken by DuckDB (PostgreSQL takes it)"));
+  EXPECT_THAT(
+      refusal(kDuckDB, "  t: {indexes: [key]}\n"),
+      HasSubstr("indexes (secondary indexes) is not taken by DuckDB (PostgreSQL takes it)"));
   EXPECT_THAT(
       refusal(kPostgres, "  t: {sort_by: [key]}\n"),
       AllOf(HasSubstr("sort_by (a sort order) is not taken by PostgreSQL (DuckDB takes it)"),
             HasSubstr("PostgreSQL's physical design is indexes:")));
   EXPECT_THAT(refusal(kPostgres, "  t: {cluster_by: [key]}\n"),
               HasSubstr("not taken by PostgreSQL (BigQuery takes it)"));
-  EXPECT_THAT(refusal(kBigQuery, "  t: {indexes: [key]}\n"),
-              AllOf(HasSubstr("indexes (indexes) is not taken by BigQuery (PostgreSQL takes it)"),
-                    HasSubstr("BigQuery's physical design is partition_by and cluster_by")));
+  EXPECT_THAT(
+      refusal(kBigQuery, "  t: {indexes: [key]}\n"),
+      AllOf(HasSubstr("indexes (secondary indexes) is not taken by BigQuery (PostgreSQL takes it)"),
+            HasSubstr("BigQuery's physical design is partition_by and cluster_by")));
   EXPECT_THAT(refusal(kBigQuery, "  t: {sort_by: [key]}\n"),
               HasSubstr("not taken by BigQuery (DuckDB takes it)"));
   // Refused whether or not a topic matches the rule, so that plan, doctor and sync refuse alike.
