@@ -114,6 +114,40 @@ std::string design_clauses(const TableSettings& settings, const TableLayout& lay
   return out;
 }
 
+std::vector<DesignChange> design_changes(const std::string& table_ref,
+                                         const TableSettings& settings, const TableLayout& have,
+                                         const TableLayout& wanted) {
+  std::vector<DesignChange> out;
+  if (have.partition_type != wanted.partition_type ||
+      have.partition_field != wanted.partition_field) {
+    // BigQuery cannot change a table's partitioning: the table is made again, from itself, in
+    // one statement (so that no reader ever finds it gone or half full), with its columns as
+    // they are (a CREATE TABLE ... AS SELECT without them would lose their NOT NULL).
+    std::string columns;
+    for (const auto& f : have.fields) columns += (columns.empty() ? "" : ", ") + definition(f);
+    out.push_back({"make the table again " + describe_partitioning(wanted) + " and " +
+                       describe_clustering(wanted) +
+                       " (BigQuery cannot change the partitioning of a table)",
+                   "CREATE OR REPLACE TABLE " + table_ref + " (" + columns + ")" +
+                       design_clauses(settings, wanted) + " AS SELECT * FROM " + table_ref,
+                   "rewrites every row of the table: a query billed for all its bytes; labels, a "
+                   "description or "
+                   "options set on the table by hand are not carried over"});
+  } else if (have.cluster_by != wanted.cluster_by) {
+    std::string fields;
+    for (const auto& c : wanted.cluster_by) fields += (fields.empty() ? "\"" : ", \"") + c + "\"";
+    out.push_back(
+        {wanted.cluster_by.empty() ? "stop clustering the table"
+                                   : "cluster the table by " + joined(wanted.cluster_by, false),
+         "tables.patch " + table_ref + " {\"clustering\": " +
+             (wanted.cluster_by.empty() ? "null" : "{\"fields\": [" + fields + "]}") + "}",
+         "rows written from then on are clustered by the new columns; rows already stored keep "
+         "their "
+         "blocks until BigQuery or a query rewrites them"});
+  }
+  return out;
+}
+
 }  // namespace bigquery
 
 DesignPlan BigQueryWarehouse::plan_design(const std::string& table, const TableSettings& settings) {
@@ -128,33 +162,7 @@ DesignPlan BigQueryWarehouse::plan_design(const std::string& table, const TableS
   plan.exists = true;
   plan.current =
       bigquery::describe_partitioning(*have) + ", " + bigquery::describe_clustering(*have);
-  const bool partitioned_alike = have->partition_type == wanted.partition_type &&
-                                 have->partition_field == wanted.partition_field;
-  if (!partitioned_alike) {
-    // BigQuery cannot change a table's partitioning: the table is made again, from itself, in
-    // one statement (so that no reader ever finds it gone or half full).
-    std::string columns;
-    for (const auto& f : have->fields) columns += (columns.empty() ? "" : ", ") + definition(f);
-    plan.changes.push_back({"make the table again " + bigquery::describe_partitioning(wanted) +
-                                " and " + bigquery::describe_clustering(wanted) +
-                                " (BigQuery cannot change the partitioning of a table)",
-                            "CREATE OR REPLACE TABLE " + row_table(table) + " (" + columns + ")" +
-                                bigquery::design_clauses(settings, wanted) + " AS SELECT * FROM " +
-                                row_table(table),
-                            "rewrites every row of the table: a query billed for all its bytes; "
-                            "labels, a description or "
-                            "options set on the table by hand are not carried over"});
-  } else if (have->cluster_by != wanted.cluster_by) {
-    std::string fields;
-    for (const auto& c : wanted.cluster_by) fields += (fields.empty() ? "\"" : ", \"") + c + "\"";
-    plan.changes.push_back(
-        {wanted.cluster_by.empty() ? "stop clustering the table"
-                                   : "cluster the table by " + joined(wanted.cluster_by, false),
-         "tables.patch " + row_table(table) + " {\"clustering\": " +
-             (wanted.cluster_by.empty() ? "null" : "{\"fields\": [" + fields + "]}") + "}",
-         "rows written from then on are clustered by the new columns; rows already stored keep "
-         "their blocks until BigQuery or a query rewrites them"});
-  }
+  plan.changes = bigquery::design_changes(row_table(table), settings, *have, wanted);
   return plan;
 }
 

@@ -4,6 +4,7 @@
 // (warehouse.partition_by, cluster_by). Pure; any thread.
 
 #include <string>
+#include <vector>
 
 #include "warehouse/bigquery/bigquery_client.hpp"
 #include "warehouse/bigquery/bigquery_settings.hpp"
@@ -21,6 +22,15 @@ void design_layout(const TableSettings& settings, const BigQuerySettings& defaul
 // year through DATE_TRUNC); "" when it has none. Column types come from `settings` (a typed
 // column) or the row contract.
 std::string design_clauses(const TableSettings& settings, const TableLayout& layout);
+
+// What brings a table laid out as `have` (tables.get) to `wanted` (design_layout), the table
+// named `table_ref` in GoogleSQL: nothing when they are alike; a change of clustering made in
+// place (tables.patch, its DDL the call as text); a change of partitioning, which BigQuery
+// cannot make in place, by making the table again from itself with its columns as they are
+// (CREATE OR REPLACE TABLE ... AS SELECT), clustering included.
+std::vector<DesignChange> design_changes(const std::string& table_ref,
+                                         const TableSettings& settings, const TableLayout& have,
+                                         const TableLayout& wanted);
 
 // "partitioned by day of kafka_timestamp", "partitioned by ingestion time (day)", "not
 // partitioned"; "clustered by a, b", "not clustered".

@@ -71,5 +71,48 @@ TEST(BigQueryDesign, ATypedDateColumnIsPartitionedByItselfOrItsMonthOrYear) {
   EXPECT_EQ(describe_partitioning(layout), "partitioned by ingestion time (month)");
 }
 
+TEST(BigQueryDesign, ChangesClusteringInPlaceAndPartitioningByMakingTheTableAgain) {
+  BigQuerySettings defaults;
+  auto settings = with_date_column();
+  TableLayout have;
+  have.fields = {{"id", "STRING", true},
+                 {"kafka_timestamp", "TIMESTAMP"},
+                 {"order_date", "DATE"},
+                 {"amount", "NUMERIC", false, false, 12, 2}};
+  design_layout(settings, defaults, have);  // as made with the defaults
+  TableLayout wanted = have;
+  EXPECT_TRUE(design_changes("`p.d.t`", settings, have, wanted).empty());
+
+  settings.design.cluster_by = std::vector<std::string>{"order_date"};
+  design_layout(settings, defaults, wanted);
+  auto changes = design_changes("`p.d.t`", settings, have, wanted);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].what, "cluster the table by order_date");
+  EXPECT_EQ(changes[0].ddl,
+            "tables.patch `p.d.t` {\"clustering\": {\"fields\": [\"order_date\"]}}");
+  settings.design.cluster_by = std::vector<std::string>{};
+  design_layout(settings, defaults, wanted);
+  changes = design_changes("`p.d.t`", settings, have, wanted);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].ddl, "tables.patch `p.d.t` {\"clustering\": null}");
+
+  // Partitioning: the table again, its columns as they are (NOT NULL, NUMERIC(12,2)).
+  settings.design.partition_set = true;
+  settings.design.partition = PartitionSpec{"order_date", TimeGrain::month};
+  design_layout(settings, defaults, wanted);
+  changes = design_changes("`p.d.t`", settings, have, wanted);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].what,
+            "make the table again partitioned by month of order_date and not clustered (BigQuery "
+            "cannot change "
+            "the partitioning of a table)");
+  EXPECT_EQ(changes[0].ddl,
+            "CREATE OR REPLACE TABLE `p.d.t` (`id` STRING NOT NULL, `kafka_timestamp` TIMESTAMP, "
+            "`order_date` DATE, "
+            "`amount` NUMERIC(12,2)) PARTITION BY DATE_TRUNC(`order_date`, MONTH) AS SELECT * FROM "
+            "`p.d.t`");
+  EXPECT_NE(changes[0].cost.find("billed for all its bytes"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace krow::bigquery
