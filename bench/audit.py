@@ -5,6 +5,7 @@ Produces one JSON topic (--messages, default 10,000,000, over 6 partitions), syn
 warehouse (--warehouse duckdb|postgres|bigquery), then measures, each --runs times (median):
 
   count(*)              the warehouse's own count of the table (krow-sql or psql: the floor)
+  by hand               rows and distinct offsets per partition, the query a user would write
   audit (counts)        `krow audit`: one aggregate query, Kafka not read (the normal case)
   audit --sample 10000  the same, plus 100 runs of 100 messages re-read, decoded, compared
   audit, one row gone   after deleting one row: its partition's offsets read from Kafka,
@@ -82,6 +83,14 @@ def main() -> int:
         floor = statistics.median(counts)
         figures.append({"scenario": "count(*) of the table", "wall_s": round(floor, 3), "peak_rss_mib": None,
                         "runs_wall_s": [round(c, 3) for c in counts]})
+        # What a careful user would run by hand (and what the audit's first query is, without
+        # the expected ranges): rows and distinct offsets per partition.
+        by_hand = [measured_scalar(wh, work, name, f"SELECT sum(n) + sum(d) FROM (SELECT kafka_partition, count(*) AS n, "
+                                                   f"count(DISTINCT kafka_offset) AS d FROM {table} GROUP BY 1) AS p")[0]
+                   for _ in range(args.runs)]
+        figures.append({"scenario": "rows and distinct offsets per partition, by hand", "wall_s":
+                        round(statistics.median(by_hand), 3), "peak_rss_mib": None,
+                        "runs_wall_s": [round(c, 3) for c in by_hand]})
 
         def scenario(label: str, more: list[str], expect_rc: int = 0) -> dict:
             results = [audit(yaml, more, expect_rc) for _ in range(args.runs)]

@@ -8,6 +8,7 @@
 #include "commands/command_support.hpp"
 #include "engines/engines.hpp"
 #include "plan/plan.hpp"
+#include "plan/table_designs.hpp"
 #include "plan/typed_columns.hpp"
 #include "report/plan_report.hpp"
 #include "sync/json_sample.hpp"
@@ -46,6 +47,7 @@ class PlanCommand final : public Command {
                                std::chrono::seconds(manifest.source.retry_timeout_s));
                          });
     }
+    plan_table_designs(plan, *warehouse, warehouse_capabilities(manifest.warehouse.type));
     const auto f = format_ == "json" ? PlanFormat::json
                    : format_ == "md" ? PlanFormat::md
                                      : PlanFormat::text;

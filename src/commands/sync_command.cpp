@@ -61,6 +61,11 @@ class SyncCommand final : public Command {
                    "No progress display (it is shown only on a terminal anyway)");
     app_->add_flag("-v,--verbose", verbose_, "Show Kafka client warnings and retries");
     bounds_.add_to(app_);
+    app_->add_flag("--apply-design", apply_design_,
+                   "Change existing tables whose physical design (partition_by, cluster_by, "
+                   "indexes, sort_by in the manifest's tables:) differs from the manifest's, as "
+                   "`krow plan` shows; without it they keep theirs and the sync says so "
+                   "(docs/physical-design.md)");
     app_->add_flag("--follow", follow_,
                    "Keep reading after catching up: a batch commits at batch.max_messages, "
                    "batch.max_bytes or batch.max_wait (default 1s) after its first message; "
@@ -98,6 +103,14 @@ class SyncCommand final : public Command {
     SyncOptions options;
     options.progress = !quiet_;
     options.verbose = verbose_;
+    options.apply_design = apply_design_;
+    // Workers share tables that another worker may write while one prepares them: a design
+    // that makes a table again would lose those rows.
+    if (apply_design_ && !worker_id_.empty())
+      throw Error(ErrorClass::config,
+                  "--apply-design changes tables that workers write: run it once with `krow sync "
+                  "--apply-design` (no --worker-id) while no worker of the sync runs, then start "
+                  "the workers");
     if (follow_) {
       if (const auto why = continuous_refusal(manifest); !why.empty())
         throw Error(ErrorClass::config, why);
@@ -166,6 +179,7 @@ class SyncCommand final : public Command {
   std::string record_interval_ = kRecordInterval;
   std::string refresh_interval_ = kRefreshInterval;
   std::string metrics_address_;
+  bool apply_design_ = false;
   bool quiet_ = false;
   bool verbose_ = false;
   BoundFlags bounds_;

@@ -6,6 +6,7 @@
 
 #include "contract/row_contract.hpp"
 #include "engines/engines.hpp"
+#include "manifest/physical_design.hpp"
 
 namespace krow {
 
@@ -120,7 +121,10 @@ std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Nod
       out.push_back(std::move(rule));
       continue;
     }
-    r.check_keys(s, where, {"strategy", "unique_key", "tombstones", "columns", "nested", "on_breaking", "contract"});
+    std::vector<std::string> keys{"strategy", "unique_key", "tombstones", "columns", "nested", "on_breaking",
+                                  "contract"};
+    keys.insert(keys.end(), design_keys().begin(), design_keys().end());
+    r.check_keys(s, where, keys);
     auto& t = rule.settings;
     if (auto n = s["strategy"]) {
       const auto v = r.one_of(n, "strategy", {"append", "latest_by_key", "full_refresh"});
@@ -170,6 +174,7 @@ std::vector<TableRule> read_table_rules(const ManifestReader& r, const YAML::Nod
       r.fail(s["unique_key"] ? s["unique_key"] : s["tombstones"],
              where + ": unique_key and tombstones apply to strategy: latest_by_key only");
     refuse_what_the_engine_cannot_write(r, s, where, t, engine);
+    read_table_design(r, s, where, t, engine);
     for (const auto& other : out)
       if (other.pattern == rule.pattern) r.fail(kv.first, where + " is listed twice");
     out.push_back(std::move(rule));

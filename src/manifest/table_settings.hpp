@@ -11,6 +11,8 @@
 //     "payments.*":
 //       columns: from_schema        # typed columns from the latest value schema; default: none
 //       nested: flatten             # or json: nested records as one JSON column each
+//       cluster_by: [customer_id]   # physical design, in the engine's own terms
+//                                   #   (manifest/physical_design.hpp)
 //
 // Strategies: `append` (default: one row per message), `latest_by_key` (one row per key, the
 // newest message's; a tombstone deletes it unless `tombstones: keep`), `full_refresh` (each

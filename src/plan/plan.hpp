@@ -21,6 +21,7 @@
 #include "util/json_writer.hpp"
 #include "warehouse/capabilities.hpp"
 #include "warehouse/state_store.hpp"
+#include "warehouse/table_design.hpp"
 
 namespace krow {
 
@@ -62,6 +63,9 @@ struct TopicPlan {
   std::string typed_source;
   // The DDL a sync runs on the existing table to apply settings.changes (add, widen).
   std::vector<std::string> evolution_sql;
+  // Its physical design once planned (plan/table_designs): the DDL, and for a table that exists
+  // its design in the warehouse and the changes `krow sync --apply-design` would make.
+  DesignPlan design;
   std::vector<PartitionPlan> partitions;
   std::string error;  // set when the table cannot be synced now (names the fix)
   // `error` in its parts when it names its fix apart (for `krow doctor`): what happened, and

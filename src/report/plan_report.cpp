@@ -100,6 +100,25 @@ void write_typed_json(JsonWriter& w, const TopicPlan& t) {
   w.end_array().end_object();
 }
 
+void write_design_json(JsonWriter& w, const DesignPlan& d) {
+  w.key("design").begin_object().key("ddl").begin_array();
+  for (const auto& sql : d.ddl) w.value(sql);
+  w.end_array().field("exists", d.exists);
+  if (d.exists)
+    w.field("current", d.current);
+  else
+    w.key("current").null();
+  w.key("changes").begin_array();
+  for (const auto& c : d.changes)
+    w.begin_object().field("what", c.what).field("ddl", c.ddl).field("cost", c.cost).end_object();
+  w.end_array().end_object();
+}
+
+// "create index ... (builds it over every row ...)": a design change for people.
+std::string describe_design_change(const DesignChange& c) {
+  return c.what + (c.cost.empty() ? "" : " (" + c.cost + ")");
+}
+
 // A typed column's path for people, or why a kept column is NULL from now on.
 // A column the contract declares says so, and what the schema or inference would have made it.
 std::string column_source(const columns::ColumnSpec& c) {
@@ -151,6 +170,7 @@ std::string format_json(const Plan& plan) {
     w.begin_object().field("topic", t.topic).field("table", t.table);
     w.field("strategy", strategy_name(t.settings.strategy));
     write_typed_json(w, t);
+    write_design_json(w, t.design);
     if (t.topic_id.empty()) w.key("topic_id").null(); else w.field("topic_id", t.topic_id.str());
     w.field("decoders", plan.decoders);
     w.field("messages_to_read", t.to_read());
@@ -221,6 +241,12 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
             << column_source(t.settings.typed_columns[i]) << "`)\n";
       for (const auto& c : t.settings.changes) out << "  - " << describe_change(c) << "\n";
       for (const auto& sql : t.evolution_sql) out << "  - DDL: `" << sql << "`\n";
+      for (const auto& sql : t.design.ddl) out << "  - physical design: `" << sql << "`\n";
+      if (t.design.exists)
+        out << "  - physical design in the warehouse: " << t.design.current << "\n";
+      for (const auto& c : t.design.changes)
+        out << "  - physical design change, made only by `krow sync --apply-design`: "
+            << describe_design_change(c) << "; DDL: `" << c.ddl << "`\n";
     }
     out << "\n## Quality gates\n\n- publish: " << describe_publish(plan.quality) << "\n";
     if (plan.quality.gates.empty()) out << "- no gates (`quality.gates` in the manifest)\n";
@@ -253,6 +279,14 @@ std::string format_plan(const Plan& plan, PlanFormat format) {
             << column_source(t.settings.typed_columns[i]) << ")\n";
       for (const auto& c : t.settings.changes) out << "    " << describe_change(c) << "\n";
       for (const auto& sql : t.evolution_sql) out << "    DDL: " << sql << "\n";
+    }
+    for (const auto& sql : t.design.ddl) out << "    design: " << sql << "\n";
+    if (t.design.exists && !t.design.changes.empty()) {
+      out << "    design in the warehouse: " << t.design.current << "\n";
+      for (const auto& c : t.design.changes)
+        out << "    design change, made only by `krow sync --apply-design`: "
+            << describe_design_change(c) << "\n"
+            << "      DDL: " << c.ddl << "\n";
     }
     if (!t.error.empty()) {
       out << "    stopped: " << t.error << "\n";

@@ -131,6 +131,16 @@ std::string RunRecorder::json(const SyncResult& r, int64_t finished, const Plan*
     // The typed column changes this run made (a variant column names the column it isolates).
     w.key("column_changes");
     write_column_changes_json(w, t.created ? t.plan->settings.changes : std::vector<columns::ColumnChange>{});
+    // Its physical design's changes: made by this run (--apply-design), or left for one that is
+    // asked.
+    const bool applied = t.created && t.plan->settings.apply_design;
+    w.key("design_applied").begin_array();
+    for (const auto& c : t.plan->design.changes)
+      if (applied) w.value(c.what);
+    w.end_array().key("design_unapplied").begin_array();
+    for (const auto& c : t.plan->design.changes)
+      if (!applied) w.value(c.what);
+    w.end_array();
     w.key("partitions").begin_array();
     for (const auto& p : t.plan->partitions) {
       if (follow) {

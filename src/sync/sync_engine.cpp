@@ -340,7 +340,16 @@ void SyncRun::prepare(kafka::Client& client) {
       prepare_tables(plan_, *warehouse_,
                      {.manifest = &manifest_,
                       .full_resync = options_.full_resync,
-                      .reads = [this](const TopicPlan& t) { return resyncs_or_syncs(t); }});
+                      .reads = [this](const TopicPlan& t) { return resyncs_or_syncs(t); },
+                      .apply_design = options_.apply_design});
+  // Said as the tables are prepared, before reading (a continuous sync may run for days), and
+  // once: a continuous sync that prepares them again says nothing new.
+  for (const auto& note : prepared.design_notes)
+    if (std::find(result_.design_unapplied.begin(), result_.design_unapplied.end(), note) ==
+        result_.design_unapplied.end()) {
+      std::fprintf(stderr, "krow: note: %s\n", note.c_str());
+      result_.design_unapplied.push_back(note);
+    }
   tables_.reserve(plan_.topics.size());
   for (size_t i = 0; i < plan_.topics.size(); ++i) {
     const TopicPlan& tp = plan_.topics[i];

@@ -28,6 +28,10 @@ struct SyncOptions {
   // retains) and re-decode, replacing rows with the same id; never removes rows.
   bool full_resync = false;
   std::vector<std::string> only_tables;    // full resync of these tables only (empty: all)
+  // `--apply-design`: an existing table whose physical design differs from the manifest's
+  // (docs/physical-design.md) is changed to it; without it the table keeps its own and the run
+  // says so once (SyncResult::design_unapplied).
+  bool apply_design = false;
   // Continuous (`krow sync --follow`, docs/continuous-sync.md): read on after catching up,
   // committing at the batch limits or batch.max_wait, until `stop` is set; the caller has
   // checked continuous_refusal() (sync/continuous.hpp). Failures that may pass are retried
@@ -80,6 +84,10 @@ struct SyncResult {
   bool retriable = false;  // failed for a reason that may pass by itself (an outage outlasting the retries)
   bool invalid_config = false;      // failed on the manifest or the arguments (exit code 3)
   std::string lag_reporting_off;    // empty when positions reached the lag group
+  // Tables whose physical design differs from the manifest's, left as they are (no
+  // --apply-design): one sentence each, naming the changes and the flag; the run says each on
+  // stderr once, as it prepares the tables.
+  std::vector<std::string> design_unapplied;
   PhaseTimes phases;
   std::vector<GateFinding> gates;   // in manifest order; empty when the run ended before they ran
   // Whether the run staged its batches (quality.publish: staged, or a table whose rows it

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <memory>
 
+#include "engines/engines.hpp"
+#include "plan/table_designs.hpp"
+#include "plan/typed_columns.hpp"
 #include "registry/schema_registry.hpp"
 #include "sync/json_sample.hpp"
-#include "plan/typed_columns.hpp"
 #include "util/error.hpp"
 
 namespace krow {
@@ -23,7 +25,15 @@ PreparedTables prepare_tables(Plan& plan, Warehouse& warehouse, const Preparatio
                          return sample_json_values(manifest.source, t, kInferSample, retry);
                        });
   }
+  plan_table_designs(plan, warehouse, warehouse_capabilities(manifest.warehouse.type));
   PreparedTables out;
+  for (auto& t : plan.topics) {
+    if (!t.error.empty() || t.design.changes.empty()) continue;
+    if (options.apply_design)
+      t.settings.apply_design = true;
+    else
+      out.design_notes.push_back(unapplied_design_note(t));
+  }
   out.tables.resize(plan.topics.size());
   for (size_t i = 0; i < plan.topics.size(); ++i) out.tables[i].error = plan.topics[i].error;
   auto create = [&](size_t i, BatchWriter::Creation creation) {

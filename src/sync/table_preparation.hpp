@@ -29,6 +29,9 @@ struct PreparedTables {
   // staged), or needed by a table whose rows the run replaces.
   bool staged = false;
   std::vector<std::string> staging;  // staged: the tables with a staging table
+  // Tables whose physical design differs from the manifest's and was left as it is (no
+  // apply_design): what each would change, said once (plan/table_designs unapplied_design_note).
+  std::vector<std::string> design_notes;
 };
 
 struct PreparationOptions {
@@ -36,10 +39,15 @@ struct PreparationOptions {
   bool full_resync = false;
   // Whether the run reads a table of the plan (a partial full resync leaves some out).
   std::function<bool(const TopicPlan&)> reads;
+  // `krow sync --apply-design`: an existing table whose physical design differs from the
+  // manifest's is changed to it (TableSettings::apply_design) rather than left as it is.
+  bool apply_design = false;
 };
 
 // Plans the typed columns of the tables that ask for them (plan/typed_columns
-// plan_typed_columns, sampling the JSON a table would read for `columns: infer`), then creates
+// plan_typed_columns, sampling the JSON a table would read for `columns: infer`) and every
+// table's physical design (plan/table_designs: a design naming what is not a column stops the
+// table; a design that differs from an existing table's is applied or noted), then creates
 // (or evolves) every table without an error in `plan`, and begins the staging tables of a
 // staged run. A table the warehouse refuses (fatal_table) stops with its error; other errors
 // are thrown (transient: the registry or the cluster kept failing; fatal_run).

@@ -83,11 +83,12 @@ inline std::string delete_ranges_sql(const std::string& from, const std::vector<
 // key that moved), the later kafka_timestamp, then the higher partition. A row replaces the
 // stored one of its key when it is at least as new; a tombstone deletes it unless `keep`
 // (then it is stored as the key's row). `rebuild`: the table is emptied first, and the new
-// rows are its whole content (a full resync re-reads the whole topic).
-inline std::vector<std::string> latest_by_key_sql(const std::string& target, const std::string& source,
-                                                  const std::string& latest,
-                                                  const std::function<std::vector<std::string>(const char*)>& key,
-                                                  bool keep_tombstones, bool rebuild) {
+// rows are its whole content (a full resync re-reads the whole topic). `order` (" ORDER BY
+// ...", or empty) is the order rows are inserted in.
+inline std::vector<std::string> latest_by_key_sql(
+    const std::string& target, const std::string& source, const std::string& latest,
+    const std::function<std::vector<std::string>(const char*)>& key, bool keep_tombstones,
+    bool rebuild, const std::string& order = {}) {
   auto join = [](const std::vector<std::string>& parts, const char* sep) {
     std::string out;
     for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
@@ -120,9 +121,12 @@ inline std::vector<std::string> latest_by_key_sql(const std::string& target, con
                   newer);
   out.push_back("INSERT INTO " + target + " SELECT n.* FROM " + latest + " AS n WHERE " +
                 (keep_tombstones ? "TRUE" : "NOT n.is_tombstone") +
-                (rebuild ? "" : " AND NOT EXISTS (SELECT 1 FROM " + target + " AS t WHERE " + join(same, " AND ") + ")"));
+                (rebuild ? ""
+                         : " AND NOT EXISTS (SELECT 1 FROM " + target + " AS t WHERE " +
+                               join(same, " AND ") + ")") +
+                order);
   out.push_back("INSERT INTO " + target + " SELECT s.* FROM " + source + " AS s WHERE " +
-                join(each("s", " IS NULL"), " OR "));
+                join(each("s", " IS NULL"), " OR ") + order);
   out.push_back("DROP TABLE " + latest);
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "columns/column_evolution.hpp"
 #include "columns/column_spec.hpp"
+#include "warehouse/table_design.hpp"
 
 namespace krow {
 
@@ -64,6 +65,12 @@ struct TableSettings {
   // The changes create_table() makes to an existing table's typed columns (planned with
   // Warehouse::typed_columns before it; Warehouse::evolution_sql is their DDL).
   std::vector<columns::ColumnChange> changes;
+  // The table's physical design (`partition_by`, `cluster_by`, `indexes`, `sort_by`;
+  // warehouse/table_design.hpp). A new table is made with it. An existing table whose design
+  // differs (TableDesigns::plan_design) keeps its own unless `apply_design` (`krow sync
+  // --apply-design`): then create_table() makes the changes plan_design names.
+  TableDesign design;
+  bool apply_design = false;
   // True when a run's rows replace what the table held, rather than add to it.
   bool replaces(bool full_resync) const {
     return strategy == Strategy::full_refresh || (full_resync && strategy == Strategy::latest_by_key);

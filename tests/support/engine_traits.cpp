@@ -146,6 +146,9 @@ EngineTraits duckdb() {
   e.max_table_name_length = 0;
   e.json_compared_by_engine = false;  // DuckDB's JSON keeps the text as written
   e.json = {JsonFit::kept, JsonFit::kept, JsonFit::kept, ""};
+  e.design = {"sort_by: [status, day]", "krow sort_by: \"status\", \"day\""};
+  e.changed_design = {"sort_by: [day]", "krow sort_by: \"day\""};
+  e.foreign_design_yaml = "cluster_by: [key]";
   e.provision = [](TestWarehouse&) {};
   e.release = [](const TestWarehouse&) {};  // the file goes with the test's folder
   e.warehouse_yaml = [](const TestWarehouse&) -> std::string {
@@ -189,6 +192,11 @@ EngineTraits postgres() {
   e.max_table_name_length = 63;
   e.json_compared_by_engine = true;  // jsonb: keys reordered, every number an exact decimal
   e.json = {JsonFit::refused, JsonFit::refused, JsonFit::refused, "jsonb cannot hold it"};
+  e.design = {
+      "indexes: [status, {columns: [day, kafka_partition]}, {columns: [value], using: gin}]",
+      "btree (day, kafka_partition); btree (status); gin (value)"};
+  e.changed_design = {"indexes: [{columns: [status], using: hash}]", "hash (status)"};
+  e.foreign_design_yaml = "sort_by: [key]";
   e.provision = [](TestWarehouse& w) {
     static int counter = 0;
     w.database = "krow_it_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
@@ -280,6 +288,21 @@ EngineTraits bigquery() {
   // SAFE.PARSE_JSON refuses an unpaired surrogate. Real BigQuery also refuses a number beyond
   // its range; the emulator (DuckDB's JSON type) keeps that one, and U+0000, as they are.
   e.json = {JsonFit::either, JsonFit::refused, JsonFit::either, "BigQuery's JSON type cannot hold"};
+  e.design = {
+      "partition_by: {column: day, granularity: month}, cluster_by: [status, kafka_partition]",
+      "partition MONTH day; cluster status, kafka_partition"};
+  // Clustering only: the emulator keeps no partitioning made by DDL (design_gap).
+  e.changed_design = {
+      "partition_by: {column: day, granularity: month}, cluster_by: [kafka_partition]",
+      "partition MONTH day; cluster kafka_partition"};
+  e.foreign_design_yaml = "indexes: [key]";
+  e.design_gap =
+      "the BigQuery emulator records no PARTITION BY or CLUSTER BY of a CREATE TABLE statement "
+      "(only "
+      "those of tables.insert) and refuses a column list beside AS SELECT, so a change of "
+      "partitioning, "
+      "which krow makes with CREATE OR REPLACE TABLE ... AS SELECT, is shown by plan here but not "
+      "applied";
   e.provision = [](TestWarehouse& w) {
     // A project of its own: krow's state datasets then hold this test's syncs alone.
     static int counter = 0;

@@ -148,6 +148,21 @@ struct EngineTraits {
     std::string refusal_note;                    // in decode_error when it refuses a value
   } json;
 
+  // Physical design (docs/physical-design.md) in the engine's own terms, on a table of scenario
+  // avro-typed (tests/reference/produce.py: typed columns `day`, a DATE, and `status`, text):
+  // the keys of its `tables:` rule (inside a flow mapping), and what Probe::design reads of it
+  // in the engine's catalog. `changed_design` is another design, one the test server can apply
+  // to a table made with `design`.
+  struct Design {
+    std::string yaml;
+    std::string in_catalog;
+  };
+  Design design, changed_design;
+  // A design key of another engine, which this one refuses (with the engine's own keys).
+  std::string foreign_design_yaml;
+  // What the test server cannot show of a design (the tests print it); empty: nothing.
+  std::string design_gap;
+
   // The test's own warehouse: made before the test, dropped after it when it passed.
   void (*provision)(TestWarehouse&) = nullptr;
   void (*release)(const TestWarehouse&) = nullptr;

@@ -130,6 +130,10 @@ class DuckDBProbe : public Probe {
         "SELECT column_name FROM information_schema.columns WHERE table_schema = " +
         literal(schema_) + " AND table_name = " + literal(table) + " ORDER BY ordinal_position"));
   }
+  std::string design(const std::string& table) override {
+    return scalar(path_, "SELECT comment FROM duckdb_tables() WHERE schema_name = " +
+                             literal(schema_) + " AND table_name = " + literal(table));
+  }
   std::vector<StoredPosition> positions(const std::string& schema) override {
     if (!exists("_krow", "positions")) return {};
     return to_positions(run("SELECT topic, topic_id, kafka_partition, next_offset FROM _krow.positions" +
@@ -237,6 +241,15 @@ class PostgresProbe : public Probe {
         "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 "
         "AND NOT attisdropped ORDER BY attnum",
         {target(table)}));
+  }
+  std::string design(const std::string& table) override {
+    return db_.scalar(
+        "SELECT coalesce(string_agg(substr(indexdef, strpos(indexdef, ' USING ') + 7), '; ' ORDER "
+        "BY "
+        "substr(indexdef, strpos(indexdef, ' USING ') + 7)), '') FROM pg_indexes WHERE schemaname "
+        "= $1 AND "
+        "tablename = $2 AND indexname LIKE 'krow\\_ix\\_%'",
+        {schema_, table});
   }
   std::vector<StoredPosition> positions(const std::string& schema) override {
     if (!exists("_krow.positions")) return {};
@@ -393,6 +406,24 @@ class BigQueryProbe : public Probe {
     std::vector<std::string> out;
     for (const auto& c : bq_.columns(dataset_, table)) out.push_back(c.first);
     return out;
+  }
+  std::string design(const std::string& table) override {
+    simdjson::dom::parser parser;
+    const auto json = bq_.table_json(dataset_, table);
+    const auto doc = parser.parse(json);
+    std::string_view type = "-", field;
+    std::string out = "partition ";
+    if (doc["timePartitioning"].error() == simdjson::SUCCESS) {
+      if (doc["timePartitioning"]["type"].get(type) != simdjson::SUCCESS) type = "DAY";
+      if (doc["timePartitioning"]["field"].get(field) != simdjson::SUCCESS) field = {};
+    }
+    out += std::string(type) + (field.empty() ? "" : " " + std::string(field)) + "; cluster ";
+    simdjson::dom::array fields;
+    std::string cluster;
+    if (doc["clustering"]["fields"].get(fields) == simdjson::SUCCESS)
+      for (auto f : fields)
+        cluster += (cluster.empty() ? "" : ", ") + std::string(f.get_string().value_unsafe());
+    return out + (cluster.empty() ? "-" : cluster);
   }
   QueryResult query(const std::string& sql) override { return bq_.query(googlesql(sql)); }
   void execute(const std::string& sql) override { bq_.query(googlesql(sql)); }

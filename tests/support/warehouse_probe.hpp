@@ -70,6 +70,11 @@ class Probe {
   virtual std::map<std::string, std::string> column_types(const std::string& table) = 0;
   // Column names in the table's order.
   virtual std::vector<std::string> column_names(const std::string& table) = 0;
+  // The table's physical design as the engine's catalog keeps it (docs/physical-design.md), in
+  // one line: DuckDB the table's comment; PostgreSQL the indexes named krow_ix_* (pg_indexes),
+  // each "<method> (<columns>)", sorted, joined by "; "; BigQuery tables.get's time partitioning
+  // and clustering, "partition <TYPE> <field>; cluster <a>, <b>" ("-" for none).
+  virtual std::string design(const std::string& table) = 0;
 
   // Any SQL in the engine's own dialect, for what only a test of that engine's types can say
   // (execute: statements without results, as a state a test must set up).

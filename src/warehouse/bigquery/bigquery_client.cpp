@@ -325,6 +325,51 @@ std::optional<std::vector<Field>> Client::table_fields(const std::string& datase
   return parse_fields(fields);
 }
 
+std::optional<TableLayout> Client::table_layout(const std::string& dataset,
+                                                const std::string& table) {
+  const auto a = send("GET", api("/datasets/" + dataset + "/tables/" + url_escape(table)), "", "");
+  if (a.status == 404) return std::nullopt;
+  if (a.status != 200) fail(a, "reading a table's layout");
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(a.body).get(doc) != simdjson::SUCCESS)
+    throw Error(ErrorClass::transient, "BigQuery " + settings_.describe(dataset_) +
+                                           ": tables.get answered with what is not JSON; retrying");
+  TableLayout out;
+  simdjson::dom::array fields;
+  if (doc["schema"]["fields"].get(fields) == simdjson::SUCCESS) out.fields = parse_fields(fields);
+  std::string_view text;
+  // A time partitioning without a field partitions by ingestion time (DAY unless it says).
+  if (doc["timePartitioning"].error() == simdjson::SUCCESS) {
+    out.partition_type =
+        doc["timePartitioning"]["type"].get(text) == simdjson::SUCCESS ? text : "DAY";
+    if (doc["timePartitioning"]["field"].get(text) == simdjson::SUCCESS) out.partition_field = text;
+  }
+  simdjson::dom::array clustering;
+  if (doc["clustering"]["fields"].get(clustering) == simdjson::SUCCESS)
+    for (auto f : clustering)
+      if (f.get(text) == simdjson::SUCCESS) out.cluster_by.emplace_back(text);
+  return out;
+}
+
+void Client::set_clustering(const std::string& dataset, const std::string& table,
+                            const std::vector<std::string>& fields) {
+  JsonWriter w;
+  w.begin_object();
+  if (fields.empty()) {
+    w.key("clustering").null();
+  } else {
+    w.key("clustering").begin_object().key("fields").begin_array();
+    for (const auto& f : fields) w.value(f);
+    w.end_array().end_object();
+  }
+  w.end_object();
+  const auto a = send("PATCH", api("/datasets/" + dataset + "/tables/" + url_escape(table)),
+                      "application/json", w.str());
+  if (a.status != 200)
+    fail(a, ("changing the clustering of table " + dataset + "." + table).c_str());
+}
+
 std::optional<std::vector<Field>> Client::result_fields(const std::string& sql,
                                                         const std::string& location,
                                                         const char* doing) {

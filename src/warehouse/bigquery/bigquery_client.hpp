@@ -80,11 +80,11 @@ struct Field {
   int32_t scale = 0;
 };
 
-// How a new table is laid out.
+// How a table is laid out.
 struct TableLayout {
   std::vector<Field> fields;
-  std::string partition_field;  // empty: not partitioned
-  std::string partition_type;   // DAY, HOUR, MONTH, YEAR
+  std::string partition_field;  // empty: not partitioned (or, with a type, by ingestion time)
+  std::string partition_type;   // DAY, HOUR, MONTH, YEAR; empty: not partitioned
   std::vector<std::string> cluster_by;
   std::optional<int64_t> expires_at_ms;
 };
@@ -104,6 +104,13 @@ class Client {
   // A table's fields, or nullopt when it does not exist.
   std::optional<std::vector<Field>> table_fields(const std::string& dataset,
                                                  const std::string& table);
+  // A table's layout as tables.get gives it (its fields, time partitioning and clustering), or
+  // nullopt when it does not exist.
+  std::optional<TableLayout> table_layout(const std::string& dataset, const std::string& table);
+  // Sets the clustering columns of a table (tables.patch); none: not clustered. BigQuery
+  // clusters the rows written from then on by them.
+  void set_clustering(const std::string& dataset, const std::string& table,
+                      const std::vector<std::string>& fields);
   // The fields of the results of query `sql`, from a dry run (free, nothing is read), or
   // nullopt when a table it reads does not exist: the columns as the statements that write
   // them see them.

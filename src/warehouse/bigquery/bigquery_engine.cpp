@@ -23,6 +23,17 @@ const Engine& bigquery_engine() {
                        // Column names: 300 characters (table names may be longer, but Kafka's
                        // topic names stop at 249).
                        .names = {.max_identifier_bytes = 300},
+                       // Time partitioning on a DATE or TIMESTAMP column (by the hour on a
+                       // TIMESTAMP only), clustering by up to 4 columns of the types BigQuery
+                       // clusters by (not FLOAT64, BYTES, TIME or JSON) — as krow maps them.
+                       .design = {.partition_types = {ColumnType::date, ColumnType::timestamp},
+                                  .hourly_partition_types = {ColumnType::timestamp},
+                                  .max_cluster_columns = 4,
+                                  .cluster_types = {ColumnType::boolean, ColumnType::int32,
+                                                    ColumnType::int64, ColumnType::uint64,
+                                                    ColumnType::decimal, ColumnType::text,
+                                                    ColumnType::date, ColumnType::timestamp},
+                                  .keys = "partition_by and cluster_by"},
                        // Each worker's commits mutate a positions table of its own
                        // (bigquery_warehouse.hpp): they never abort each other.
                        .concurrent_writers = true,

@@ -21,6 +21,7 @@
 #include "util/fault_injection.hpp"
 #include "util/process.hpp"
 #include "util/text.hpp"
+#include "warehouse/bigquery/bigquery_design.hpp"
 #include "warehouse/bigquery/bigquery_types.hpp"
 #include "warehouse/column_types.hpp"
 #include "warehouse/fencing.hpp"
@@ -934,6 +935,7 @@ void BigQueryWarehouse::create_table(const std::string& sync_id, const std::stri
         *this, config_.schema + "." + table,
         typed_columns(table).value_or(std::vector<columns::TableColumn>{}), settings.typed_columns);
     if (!problem.empty()) throw Error(ErrorClass::fatal_table, problem);
+    if (settings.apply_design) apply_design(table, settings);
   }
   record_bindings(table, settings.typed_columns, /*created=*/missing);
   auto p = params();
@@ -959,12 +961,7 @@ void BigQueryWarehouse::create_new_table(const std::string& table, const TableSe
     dataset_exists_ = true;
   }
   bigquery::TableLayout layout{table_fields(settings)};
-  if (settings_.partition_by != "none") {
-    layout.partition_field = "kafka_timestamp";
-    for (char c : settings_.partition_by)
-      layout.partition_type += static_cast<char>(std::toupper(c));
-  }
-  layout.cluster_by = settings_.cluster_by;
+  bigquery::design_layout(settings, settings_, layout);
   client_->create_table(config_.schema, table, layout);  // one made by an earlier attempt is fine
 }
 

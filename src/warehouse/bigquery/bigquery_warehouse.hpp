@@ -27,7 +27,8 @@
 // _krow_loads_<location>, whose tables expire after a day if krow could not drop them.
 // Row tables are partitioned by kafka_timestamp and clustered (warehouse.partition_by,
 // cluster_by), so a full resync's merge by id reads only the partitions and blocks a batch
-// touches.
+// touches; a table's own `partition_by` and `cluster_by` (tables:, docs/physical-design.md)
+// replace those defaults for it.
 //
 // Typed columns (`columns:`) travel in the same load table, each in the form that BigQuery
 // reads exactly (decimals as text into NUMERIC/BIGNUMERIC, instants as integers), and are
@@ -88,6 +89,9 @@ class BigQueryWarehouse : public Warehouse {
   // Workers: the sync's lease, held only while tables are prepared.
   void lock_sync(std::chrono::milliseconds wait) override;
   void unlock_sync() noexcept override;
+  // Time partitioning and clustering: the table's own (tables:), else the warehouse's
+  // defaults; read back with tables.get (bigquery_design.cpp).
+  DesignPlan plan_design(const std::string& table, const TableSettings& settings) override;
 
  protected:
   std::string audited_table(const std::string& table) const override;
@@ -96,6 +100,8 @@ class BigQueryWarehouse : public Warehouse {
       const std::string& sql, const std::string& what) override;
 
  private:
+  // Makes the changes plan_design() names for an existing table.
+  void apply_design(const std::string& table, const TableSettings& settings);
   struct Loaded {
     size_t slot;        // the batch's table slot
     std::string table;  // its load table, in the load dataset

@@ -15,11 +15,19 @@ const Engine& duckdb_engine() {
       .doctor_checks = "DuckDB: its folder is writable and the file opens",
       .schema_key_alias = "",
       // One process writes a DuckDB file at a time.
-      .capabilities = {.engine = "DuckDB",
-                       .typed_columns = true,
-                       .latest_by_key = true,
-                       .single_writer_reason =
-                           "a DuckDB file admits one writing process at a time"},
+      .capabilities =
+          {.engine = "DuckDB",
+           .typed_columns = true,
+           .latest_by_key = true,
+           // The order of each batch's rows (and of the whole table when the
+           // design is applied): what DuckDB's zone maps prune by.
+           .design = {.max_sort_columns = 8,
+                      .sort_types = {ColumnType::boolean, ColumnType::int32, ColumnType::int64,
+                                     ColumnType::uint64, ColumnType::float32, ColumnType::float64,
+                                     ColumnType::decimal, ColumnType::text, ColumnType::bytes,
+                                     ColumnType::date, ColumnType::time, ColumnType::timestamp},
+                      .keys = "sort_by: [columns]"},
+           .single_writer_reason = "a DuckDB file admits one writing process at a time"},
       .parse_settings = parse_duckdb_settings,
       .open = [](const WarehouseConfig& config, const std::string& sync_id, OpenMode mode,
                  const std::string&) -> std::unique_ptr<Warehouse> {

@@ -637,6 +637,8 @@ void DuckDBWarehouse::create_new_table(const std::string& sync_id, const std::st
   exec("CREATE TABLE " + quote(config_.schema) + "." + quote(table) + " (" +
            planned_typed(settings).definitions + ")",
        "creating a table");
+  if (!settings.design.sort_by.empty())
+    exec(sort_comment_sql(table, settings.design.sort_by), "recording a table's sort order");
   record_bindings(table, settings.typed_columns, /*created=*/true);
   record_table_name(sync_id, topic, table);
 }
@@ -662,6 +664,7 @@ void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string
   strategies_.set(table, settings);
   transaction("creating a table", [&] {
     const bool missing = !typed_columns(table);
+    sort_by_[table] = settings.design.sort_by;
     if (missing && creation == Creation::at_publish) {
       // Nothing to reconcile yet: the table will have exactly the planned columns.
       typed_[table] = planned_typed(settings);
@@ -676,6 +679,11 @@ void DuckDBWarehouse::create_table(const std::string& sync_id, const std::string
       record_table_name(sync_id, topic, table);
     typed_[table] = reconcile_typed(table, settings, missing);
     if (!missing) record_bindings(table, settings.typed_columns, /*created=*/false);
+    // An existing table keeps the order it records unless its design is applied.
+    if (!missing && settings.apply_design)
+      apply_sort(table, settings);
+    else if (!missing)
+      sort_by_[table] = recorded_sort(table).value_or(std::vector<std::string>{});
   });
 }
 
@@ -707,7 +715,8 @@ std::string DuckDBWarehouse::stage_rows(TableRows& table, const std::string& are
 }
 
 void DuckDBWarehouse::write_latest(const std::string& target, const std::string& source,
-                                   const TableSettings& settings, bool rebuild) {
+                                   const TableSettings& settings, bool rebuild,
+                                   const std::string& order) {
   auto key = [&](const char* alias) {
     std::vector<std::string> out;
     if (settings.unique_key.empty()) out.push_back(std::string(alias) + ".\"key\"");
@@ -717,7 +726,7 @@ void DuckDBWarehouse::write_latest(const std::string& target, const std::string&
     return out;
   };
   for (const auto& sql : latest_by_key_sql(target, source, "temp.main.krow_latest", key,
-                                           settings.keep_tombstones, rebuild))
+                                           settings.keep_tombstones, rebuild, order))
     exec(sql, "writing the newest row of each key");
 }
 
@@ -738,7 +747,8 @@ void DuckDBWarehouse::merge_rows(TableRows& table, const std::string& arena) {
   duckdb_bind_varchar(del.get(), 1, table.topic_id.str().c_str());
   duck::Result r;
   del.run(r, "replacing re-read rows");
-  exec("INSERT INTO " + target + " SELECT * FROM " + stage, "inserting re-read rows");
+  exec("INSERT INTO " + target + " SELECT * FROM " + stage + order_by(table.table),
+       "inserting re-read rows");
 }
 
 void DuckDBWarehouse::move_position(const std::string& sync_id, const PositionMove& m) {
@@ -899,11 +909,17 @@ void DuckDBWarehouse::commit(const std::string& sync_id, RowBatch& batch,
       if (settings.replaces(mode == WriteMode::merge))
         throw std::logic_error("table " + t.table +
                                " replaces its rows: its batches are staged, not committed");
+      const auto order = order_by(t.table);
       if (settings.strategy == Strategy::latest_by_key)
         write_latest(quote(config_.schema) + "." + quote(t.table), stage_rows(t, batch.arena()),
-                     settings, false);
+                     settings, false, order);
       else if (mode == WriteMode::merge)
         merge_rows(t, batch.arena());
+      else if (!order.empty())
+        // In the table's sort order: through the stage, as the appender takes rows as they come.
+        exec("INSERT INTO " + quote(config_.schema) + "." + quote(t.table) + " SELECT * FROM " +
+                 stage_rows(t, batch.arena()) + order,
+             "appending rows in the table's sort order");
       else
         append_rows(t, batch.arena(), nullptr, config_.schema, t.table);
     }
@@ -958,7 +974,7 @@ void DuckDBWarehouse::publish(const std::string& sync_id, const std::vector<std:
       const auto& settings = strategies_.of(t);
       const bool replace = settings.replaces(mode == WriteMode::merge);
       if (settings.strategy == Strategy::latest_by_key) {
-        write_latest(target, staged, settings, replace);
+        write_latest(target, staged, settings, replace, order_by(t));
       } else {
         if (replace)
           exec("DELETE FROM " + target, "replacing the table's rows");
@@ -968,7 +984,8 @@ void DuckDBWarehouse::publish(const std::string& sync_id, const std::vector<std:
                    "s.kafka_partition AND "
                    "t.kafka_offset = s.kafka_offset",
                "replacing re-read rows");
-        exec("INSERT INTO " + target + " SELECT * FROM " + staged, "publishing staged rows");
+        exec("INSERT INTO " + target + " SELECT * FROM " + staged + order_by(t),
+             "publishing staged rows");
       }
       exec("DROP TABLE " + staged, "dropping a staging table");
     }

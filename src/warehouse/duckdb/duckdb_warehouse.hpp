@@ -59,6 +59,9 @@ class DuckDBWarehouse : public Warehouse {
   // Closes the file (the sync's lock beside it stays held), so that other processes can open
   // it; the next call that needs it opens it again.
   void idle() override;
+  // The order of a table's rows (`sort_by`), recorded in the table's comment
+  // (duckdb_design.cpp).
+  DesignPlan plan_design(const std::string& table, const TableSettings& settings) override;
 
  protected:
   std::string audited_table(const std::string& table) const override;
@@ -67,6 +70,21 @@ class DuckDBWarehouse : public Warehouse {
       const std::string& sql, const std::string& what) override;
 
  private:
+  // The sort order recorded in `table`'s comment (empty: none); nullopt when the table does
+  // not exist (duckdb_design.cpp).
+  std::optional<std::vector<std::string>> recorded_sort(const std::string& table);
+  // The COMMENT ON TABLE that records `sort_by` (NULL when empty).
+  std::string sort_comment_sql(const std::string& table,
+                               const std::vector<std::string>& sort_by) const;
+  // The statements that write `table` again sorted by `sort_by` (its columns: `definitions`),
+  // in one transaction of the caller's, and record the order.
+  std::vector<std::string> resort_sql(const std::string& table,
+                                      const std::vector<std::string>& sort_by,
+                                      const std::string& definitions) const;
+  // Brings an existing table's sort order to `settings.design.sort_by` (plan_design's changes).
+  void apply_sort(const std::string& table, const TableSettings& settings);
+  // " ORDER BY ..." for the rows written into `table` (its effective sort order), or "".
+  std::string order_by(const std::string& table) const;
   // The connection, opening the file again after idle().
   duckdb_connection conn();
   // The settings of a writing connection (checkpoints; see the definition).
@@ -122,9 +140,9 @@ class DuckDBWarehouse : public Warehouse {
   // Puts a batch's rows of one table into the session's temporary stage; returns its name.
   std::string stage_rows(TableRows& table, const std::string& arena);
   // latest_by_key: brings the newest row of each key of `source` into `target` (see
-  // latest_by_key_sql); `rebuild` first empties the table.
+  // latest_by_key_sql), in `order` (order_by()); `rebuild` first empties the table.
   void write_latest(const std::string& target, const std::string& source,
-                    const TableSettings& settings, bool rebuild);
+                    const TableSettings& settings, bool rebuild, const std::string& order);
   // The quoted name of a table's staging table (in krow's state schema).
   std::string staging(const std::string& sync_id, const std::string& table) const;
   // Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -151,6 +169,9 @@ class DuckDBWarehouse : public Warehouse {
       false;  // whether it has the column bindings (files of earlier krows lack them)
   TableSettingsByName strategies_;           // from create_table()
   std::map<std::string, TypedTable> typed_;  // by table name, from create_table()
+  // The order each table's rows are written in, from create_table(): the manifest's for a
+  // table it made or whose design it applied, else the one the table's comment records.
+  std::map<std::string, std::vector<std::string>> sort_by_;
   // Tables create_table() left to publish() (Creation::at_publish), with their topics.
   std::map<std::string, std::string> unpublished_;
 };

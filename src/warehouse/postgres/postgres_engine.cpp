@@ -8,6 +8,26 @@
 
 namespace krow {
 
+namespace {
+
+// The index methods PostgreSQL takes (indexes:), on the column types krow makes (jsonb for
+// JSON): B-tree, hash (one column) and BRIN (min/max: not on booleans) on any but JSON; GIN
+// (jsonb_ops) on JSON only. Up to 32 columns (INDEX_MAX_KEYS).
+std::vector<DesignCapabilities::IndexMethod> postgres_index_methods() {
+  const std::vector<ColumnType> scalar{
+      ColumnType::boolean, ColumnType::int32,   ColumnType::int64,   ColumnType::uint64,
+      ColumnType::float32, ColumnType::float64, ColumnType::decimal, ColumnType::text,
+      ColumnType::bytes,   ColumnType::date,    ColumnType::time,    ColumnType::timestamp};
+  auto ordered = scalar;
+  ordered.erase(ordered.begin());  // no boolean
+  return {{"btree", scalar, 32},
+          {"hash", scalar, 1},
+          {"brin", ordered, 32},
+          {"gin", {ColumnType::json}, 32}};
+}
+
+}  // namespace
+
 const Engine& postgres_engine() {
   static const Engine engine{
       .type = "postgres",
@@ -18,6 +38,9 @@ const Engine& postgres_engine() {
                        .typed_columns = true,
                        .latest_by_key = true,
                        .names = {.max_identifier_bytes = 63},  // NAMEDATALEN - 1
+                       .design = {.index_methods = postgres_index_methods(),
+                                  .keys = "indexes: [columns, or {columns: [a, b], using: "
+                                          "btree}]"},
                        .concurrent_writers = true},
       .parse_settings = parse_postgres_settings,
       .open = [](const WarehouseConfig& config, const std::string& sync_id, OpenMode mode,

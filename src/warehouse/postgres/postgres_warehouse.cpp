@@ -581,16 +581,26 @@ std::string PostgresWarehouse::planned_definitions(const TableSettings& settings
   return definitions;
 }
 
-void PostgresWarehouse::create_key_index(const std::string& table, const TableSettings& settings) {
-  if (settings.strategy != Strategy::latest_by_key) return;
+std::string PostgresWarehouse::brin_index_sql(const std::string& table) const {
+  return "CREATE INDEX " + quote(brin_name(table)) + " ON " + quote(config_.schema) + "." +
+         quote(table) + " USING brin (kafka_partition, kafka_offset) WITH (autosummarize = on)";
+}
+
+std::string PostgresWarehouse::key_index_sql(const std::string& table,
+                                             const TableSettings& settings) const {
+  if (settings.strategy != Strategy::latest_by_key) return {};
   // Each batch looks up the stored row of every key it brings.
   std::string keys;
   for (const auto& k : key_sql(settings, "")) keys += (keys.empty() ? "" : ", ") + k;
   char name[48];
   std::snprintf(name, sizeof name, "krow_key_%08x", fnv1a(table + '\n' + keys));
-  conn_->exec("CREATE INDEX IF NOT EXISTS " + quote(name) + " ON " + quote(config_.schema) + "." +
-                  quote(table) + " (" + keys + ")",
-              "creating the index of the table's keys");
+  return "CREATE INDEX IF NOT EXISTS " + quote(name) + " ON " + quote(config_.schema) + "." +
+         quote(table) + " (" + keys + ")";
+}
+
+void PostgresWarehouse::create_key_index(const std::string& table, const TableSettings& settings) {
+  if (const auto sql = key_index_sql(table, settings); !sql.empty())
+    conn_->exec(sql, "creating the index of the table's keys");
 }
 
 void PostgresWarehouse::create_new_table(const std::string& sync_id, const std::string& topic,
@@ -599,10 +609,10 @@ void PostgresWarehouse::create_new_table(const std::string& sync_id, const std::
   const auto target = quote(config_.schema) + "." + quote(table);
   conn_->exec("CREATE TABLE " + target + " (" + planned_definitions(settings) + ")",
               "creating a table");
-  conn_->exec("CREATE INDEX " + quote(brin_name(table)) + " ON " + target +
-                  " USING brin (kafka_partition, kafka_offset) WITH (autosummarize = on)",
-              "creating a table's index");
+  conn_->exec(brin_index_sql(table), "creating a table's index");
   create_key_index(table, settings);
+  for (const auto& sql : design_index_sql(table, settings.design))
+    conn_->exec(sql, "creating an index of the manifest's tables:");
   record_bindings(table, settings.typed_columns, /*created=*/true);
   record_table_name(sync_id, topic, table);
 }
@@ -635,6 +645,9 @@ void PostgresWarehouse::create_table(const std::string& sync_id, const std::stri
       // ALTER ... TYPE rewrites the table under an exclusive lock: readers wait for it once.
       for (const auto& sql : evolution_sql(table, settings.changes)) conn_->exec(sql, "changing a typed column");
       create_key_index(table, settings);
+      if (settings.apply_design)
+        for (const auto& c : plan_design(table, settings).changes)
+          conn_->exec(c.ddl, "changing the table's indexes");
     }
     const auto problem = typed_columns_mismatch(*this, config_.schema + "." + table,
                                                 typed_columns(table).value_or(std::vector<columns::TableColumn>{}),

@@ -2,7 +2,8 @@
 // A PostgreSQL warehouse (libpq). Each batch is written with binary COPY and its positions
 // are moved, fenced, in the same transaction. Row tables carry no unique index: ids are
 // unique by construction, as in DuckDB; a small BRIN index on (partition, offset) lets a
-// full resync find the rows it replaces without reading the whole table.
+// full resync find the rows it replaces without reading the whole table. The manifest's
+// `indexes:` add theirs (docs/physical-design.md).
 //
 // The sync lock is a session-level advisory lock on the server, held by the writing
 // connection, so it also keeps apart two syncs on different machines. When the connection
@@ -58,6 +59,11 @@ class PostgresWarehouse : public Warehouse {
   void unlock_sync() noexcept override;
   void record_worker(const WorkerRecord& worker) override;
   std::vector<WorkerRecord> workers(const std::string& sync_id) override;
+  // The indexes of the manifest's `indexes:` beside krow's own, read from pg_indexes
+  // (postgres_design.cpp). Each is named krow_ix_<its columns>_<hash of table, method and
+  // columns>, so that the name says which index it is: one the manifest no longer lists is
+  // dropped when the design is applied; indexes of other names are never touched.
+  DesignPlan plan_design(const std::string& table, const TableSettings& settings) override;
 
  protected:
   std::string audited_table(const std::string& table) const override;
@@ -66,6 +72,13 @@ class PostgresWarehouse : public Warehouse {
       const std::string& sql, const std::string& what) override;
 
  private:
+  // The CREATE INDEX of krow's own indexes: the BRIN on (partition, offset) every table has,
+  // and latest_by_key's index of the keys (empty for other strategies).
+  std::string brin_index_sql(const std::string& table) const;
+  std::string key_index_sql(const std::string& table, const TableSettings& settings) const;
+  // The CREATE INDEX of each index of `design`, in manifest order (postgres_design.cpp).
+  std::vector<std::string> design_index_sql(const std::string& table,
+                                            const TableDesign& design) const;
   // OpenMode::worker: the shared hold on the sync's lock that every worker keeps for its life
   // (a sync opened for writing takes it exclusively, so each keeps the other out). Throws
   // transient, naming the holder, when such a sync runs.
