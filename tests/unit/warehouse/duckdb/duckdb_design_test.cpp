@@ -60,7 +60,8 @@ class DuckDBSortOrder : public ::testing::Test {
 
   // Rows at offsets [first, first + n) whose keys run backwards ("k<n-1>" first), so that a
   // sort by key reverses them.
-  static void commit_rows(Warehouse& w, int64_t first, int64_t n) {
+  static void commit_rows(Warehouse& w, int64_t first, int64_t n,
+                          Warehouse::WriteMode mode = Warehouse::WriteMode::append) {
     RowBatch b;
     const size_t slot = b.table_slot("orders", "orders", kTopicId);
     for (int64_t o = first; o < first + n; ++o) {
@@ -75,7 +76,7 @@ class DuckDBSortOrder : public ::testing::Test {
       b.tables()[slot].rows.push_back(r);
       b.count_row();
     }
-    w.commit("test", b, {}, Warehouse::WriteMode::append);
+    w.commit("test", b, {}, mode);
   }
 
   // The keys in the table's physical order.
@@ -164,6 +165,28 @@ TEST_F(DuckDBSortOrder, AnotherOrderIsShownLeftAloneAndAppliedOnlyWhenAsked) {
   }
   EXPECT_EQ(comment(), "");
   EXPECT_EQ(testkit::duckdb_probe(path())->count("orders"), 10);
+}
+
+TEST_F(DuckDBSortOrder, EveryWayRowsReachTheTableFollowsItsOrder) {
+  {
+    // latest_by_key: the newest row of each key, inserted in the table's order.
+    auto w = open();
+    auto settings = sorted_by({"key"});
+    settings.strategy = Strategy::latest_by_key;
+    w->create_table("test", "orders", "orders", settings, Warehouse::Creation::now);
+    commit_rows(*w, 995, 5);  // k5 .. k1
+  }
+  EXPECT_EQ(stored_keys(), (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5"}));
+  std::filesystem::remove(path());
+  {
+    // A full resync's merge: the re-read rows replace theirs, in the table's order.
+    auto w = open();
+    w->create_table("test", "orders", "orders", sorted_by({"key"}), Warehouse::Creation::now);
+    commit_rows(*w, 997, 3);                               // k3 k2 k1 -> k1 k2 k3
+    commit_rows(*w, 995, 5, Warehouse::WriteMode::merge);  // k5 .. k1 again
+  }
+  EXPECT_EQ(stored_keys(), (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5"}));
+  EXPECT_EQ(testkit::duckdb_probe(path())->distinct_ids("orders"), 5);
 }
 
 }  // namespace
